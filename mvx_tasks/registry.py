@@ -1,0 +1,161 @@
+"""The MVX task registry: the one table every component reads.
+
+A task is described once here (code, name, level, expected question count, options, chance);
+loaders, lmms-eval YAML hooks, metrics, the synthetic generators, the agent and the
+leaderboard all look tasks up through :func:`get_task` rather than keeping their own lists.
+
+Out-of-tree tasks are added with :func:`register_task`, or declaratively through YAML files
+listed in the ``MVX_TASK_REGISTRY`` environment variable (``os.pathsep``-separated), so a user
+can add a task without editing this package (see README, "Adding a task").
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import yaml
+
+LEVELS: tuple[str, ...] = ("perception", "matching", "reasoning")
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One benchmark task as the paper defines it."""
+
+    code: str  # upper-case short code, e.g. "CNT"
+    name: str  # human-readable name
+    level: str  # one of LEVELS
+    n_questions: int  # questions in the full benchmark (0 for tasks outside MVX-Bench)
+    n_options: int | None  # options per question; None when it varies per question
+    chance: float  # expected accuracy of uniform guessing, in [0, 1]
+    description: str = ""
+
+    @property
+    def slug(self) -> str:
+        """Lower-case code used in harness task names (``mvx_bench_<slug>``)."""
+        return self.code.lower()
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+_BUILTIN: tuple[TaskSpec, ...] = (
+    TaskSpec("CNT", "Counting", "perception", 150, 4, 0.25,
+             "Which candidate's count of a target object stands in a relation to the reference's."),
+    TaskSpec("FD", "Forensic Detection", "perception", 100, 2, 0.50,
+             "Which of two videos has been manipulated."),
+    TaskSpec("AM", "Action Matching", "matching", 150, 4, 0.25,
+             "Which candidate shows the same action as the reference."),
+    TaskSpec("ART", "Art Style", "matching", 150, 4, 0.25,
+             "Which candidate shares the reference's rendering style."),
+    TaskSpec("RID", "Re-Identification", "matching", 150, 2, 0.50,
+             "Whether two clips show the same identity."),
+    TaskSpec("MVR", "Multi-View Reasoning", "matching", 106, 4, 0.25,
+             "Which candidate shows the reference's event from another viewpoint or modality."),
+    TaskSpec("VS", "Video Similarity", "matching", 69, 4, 0.25,
+             "Which candidate is a near-duplicate of the reference."),
+    TaskSpec("CR", "Counterfactual Reasoning", "reasoning", 150, 4, 0.25,
+             "Which candidate's counterfactual answer index matches the reference's."),
+    TaskSpec("DE", "Defeasible Entailment", "reasoning", 150, 2, 0.50,
+             "Whether an update video strengthens or weakens a hypothesis about a premise video."),
+    TaskSpec("SEQ", "Sequence Reasoning", "reasoning", 117, None, 0.405,
+             "The chronological order of shuffled clips."),
+    TaskSpec("SPR", "Spatial Relation", "reasoning", 150, 4, 0.25,
+             "Which candidate shares at least one camera-motion trend with the reference."),
+)
+
+_TASKS: dict[str, TaskSpec] = {t.code: t for t in _BUILTIN}
+_loaded_env: str | None = None
+
+#: The 11 MVX-Bench task codes in the paper's table order.
+BENCH_CODES: tuple[str, ...] = tuple(t.code for t in _BUILTIN)
+
+
+class UnknownTaskError(KeyError):
+    """A task code that is not in the registry."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0])
+
+
+def register_task(spec: TaskSpec, *, replace: bool = False) -> TaskSpec:
+    """Add a task to the registry (one line per new task)."""
+    code = spec.code.strip().upper()
+    if not code.isalnum():
+        raise ValueError(f"task code {spec.code!r} must be alphanumeric (it becomes part of a harness task name)")
+    if spec.level not in LEVELS:
+        raise ValueError(f"task {code}: level {spec.level!r} is not one of {', '.join(LEVELS)}")
+    if not 0.0 <= spec.chance <= 1.0:
+        raise ValueError(f"task {code}: chance {spec.chance} must be a fraction in [0, 1]")
+    if code in _TASKS and not replace and _TASKS[code] != spec:
+        raise ValueError(f"task {code} is already registered; pass replace=True to override it")
+    if code != spec.code:
+        spec = TaskSpec(**{**spec.to_dict(), "code": code})
+    _TASKS[code] = spec
+    return spec
+
+
+def load_registry_file(path: str | os.PathLike) -> list[TaskSpec]:
+    """Register every task listed in a YAML file: ``tasks: [{code, name, level, ...}, ...]``."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"cannot read task registry file {path}: {exc}") from exc
+    entries = data.get("tasks") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise ValueError(f"{path}: expected a mapping with a 'tasks' list of task entries")
+    out = []
+    fields = set(TaskSpec.__dataclass_fields__)
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not {"code", "name", "level"} <= set(entry):
+            raise ValueError(f"{path}: task entry {i} needs at least code, name and level")
+        unknown = set(entry) - fields
+        if unknown:
+            raise ValueError(f"{path}: task entry {i} has unknown fields {sorted(unknown)}; known: {sorted(fields)}")
+        entry = {"n_questions": 0, "n_options": None, "chance": 0.0, **entry}
+        out.append(register_task(TaskSpec(**entry), replace=True))
+    return out
+
+
+def _load_env() -> None:
+    global _loaded_env
+    value = os.environ.get("MVX_TASK_REGISTRY", "")
+    if value == _loaded_env:
+        return
+    _loaded_env = value
+    for part in filter(None, value.split(os.pathsep)):
+        load_registry_file(part)
+
+
+def get_task(code: str) -> TaskSpec:
+    """The registry entry for a task code (case-insensitive)."""
+    _load_env()
+    key = str(code).strip().upper()
+    try:
+        return _TASKS[key]
+    except KeyError:
+        raise UnknownTaskError(
+            f"unknown task code {code!r}; known codes: {', '.join(_TASKS)}"
+            " (add a task with mvx_tasks.registry.register_task or MVX_TASK_REGISTRY)") from None
+
+
+def all_tasks() -> list[TaskSpec]:
+    """Every registered task, built-in ones first in the paper's order."""
+    _load_env()
+    return list(_TASKS.values())
+
+
+def bench_tasks() -> list[TaskSpec]:
+    """The 11 MVX-Bench tasks in the paper's table order."""
+    return [_TASKS[c] for c in BENCH_CODES]
+
+
+def tasks_by_level(level: str) -> list[TaskSpec]:
+    return [t for t in all_tasks() if t.level == level]
+
+
+def total_questions() -> int:
+    """Questions in the full MVX-Bench (1,442)."""
+    return sum(t.n_questions for t in bench_tasks())

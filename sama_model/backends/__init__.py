@@ -1,0 +1,1 @@
+"""Tool backends: ``lite`` (offline classical vision) and ``models`` (the paper's models)."""

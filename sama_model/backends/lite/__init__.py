@@ -1,0 +1,1 @@
+"""Offline backends: pixels, timestamps, subtitles and query text only."""

@@ -1,0 +1,1 @@
+"""Model-based backends (the paper's configuration); each imports its library lazily."""

@@ -1,0 +1,78 @@
+"""Backend registry: ``(tool, backend name) -> class``, imported lazily by dotted path.
+
+Heavy backends (transformers, open_clip, ultralytics) are only imported when a profile asks
+for them, so the offline profile never pays for torch-heavy imports it does not use. A new
+backend is one line in ``_LAZY`` (or a :func:`register_backend` call from user code).
+"""
+from __future__ import annotations
+
+import importlib
+import threading
+from typing import Any, Callable
+
+TOOL_NAMES: tuple[str, ...] = ("video_reader", "temporal_grounding", "scene_graph", "object_tracker",
+                               "visual_similarity", "subtitle_retriever", "motion_analyzer")
+
+_LAZY: dict[tuple[str, str], str] = {
+    # offline, classical vision + the packaged MiniLM sentence model
+    ("video_reader", "lite"): "sama_model.backends.lite.reader:LiteVideoReader",
+    ("temporal_grounding", "lite"): "sama_model.backends.lite.grounding:LiteTemporalGrounding",
+    ("scene_graph", "lite"): "sama_model.backends.lite.scene_graph:LiteSceneGraph",
+    ("object_tracker", "lite"): "sama_model.backends.lite.tracker:LiteObjectTracker",
+    ("visual_similarity", "lite"): "sama_model.backends.lite.similarity:LiteVisualSimilarity",
+    ("subtitle_retriever", "lite"): "sama_model.backends.lite.subtitles:MiniLMSubtitleRetriever",
+    ("motion_analyzer", "lite"): "sama_model.backends.lite.motion:LiteMotionAnalyzer",
+    # the paper's models
+    ("video_reader", "transformers"): "sama_model.backends.models.vlm_reader:TransformersVideoReader",
+    ("video_reader", "endpoint"): "sama_model.backends.models.endpoint_reader:EndpointVideoReader",
+    ("temporal_grounding", "clip"): "sama_model.backends.models.clip_backends:ClipTemporalGrounding",
+    ("temporal_grounding", "languagebind"): "sama_model.backends.models.languagebind:LanguageBindTemporalGrounding",
+    ("scene_graph", "grounding_dino"): "sama_model.backends.models.grounding_dino:GroundingDinoSceneGraph",
+    ("object_tracker", "yolo"): "sama_model.backends.models.yolo_tracker:YoloObjectTracker",
+    ("visual_similarity", "clip"): "sama_model.backends.models.clip_backends:ClipVisualSimilarity",
+    ("subtitle_retriever", "sentence_transformers"): "sama_model.backends.models.text_retriever:SentenceTransformerSubtitleRetriever",
+}
+_REGISTERED: dict[tuple[str, str], Callable[..., Any]] = {}
+_INSTANCES: dict[tuple, Any] = {}
+_LOCK = threading.Lock()
+
+
+class UnknownBackendError(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def register_backend(tool: str, name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator registering a backend class or factory for ``tool`` under ``name``."""
+    def deco(factory: Callable[..., Any]) -> Callable[..., Any]:
+        _REGISTERED[(tool, name)] = factory
+        return factory
+    return deco
+
+
+def available_backends(tool: str) -> list[str]:
+    return sorted({n for (t, n) in list(_LAZY) + list(_REGISTERED) if t == tool})
+
+
+def resolve_backend(tool: str, name: str) -> Callable[..., Any]:
+    key = (tool, name)
+    if key in _REGISTERED:
+        return _REGISTERED[key]
+    if key not in _LAZY:
+        raise UnknownBackendError(f"no backend {name!r} for tool {tool!r}; available: {available_backends(tool)}")
+    module, _, attr = _LAZY[key].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def create_backend(tool: str, name: str, *, shared: bool = True, **options: Any) -> Any:
+    """Build (or reuse, when ``shared``) a backend: models load once per process."""
+    key = (tool, name, tuple(sorted((k, repr(v)) for k, v in options.items())))
+    if shared:
+        with _LOCK:
+            if key in _INSTANCES:
+                return _INSTANCES[key]
+    obj = resolve_backend(tool, name)(**options)
+    if shared:
+        with _LOCK:
+            obj = _INSTANCES.setdefault(key, obj)
+    return obj

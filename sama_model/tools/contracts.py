@@ -1,0 +1,115 @@
+"""Backend contracts for SAMA's tools: what a backend receives and must return.
+
+A *tool* (``sama_model.tools.<name>``) is what the planner calls: it has a name, a description,
+a JSON schema and addresses videos by their question labels. A *backend* is the engine behind
+it (``lite`` classical vision, or a model such as Qwen2.5-VL / CLIP / YOLO). Tools resolve
+labels to decoded :class:`mvx_tasks.video.VideoClip` objects (one decode per video, shared) and
+hand clips to backends. Backends see pixels, timestamps, subtitles and the query text only,
+never a sample's ``answer`` or ``meta``.
+
+Every backend method returns a JSON-serialisable ``dict`` (lists, numbers, strings), so results
+can be cached on disk and written to traces. Times are seconds from the video's start; a window
+``(start, end)`` of ``None`` means the whole video.
+
+Backends are registered by ``(tool name, backend name)`` in :mod:`sama_model.tools.backends`
+and constructed with keyword options from the profile; heavy models load lazily on first use
+and are shared across questions within a process.
+"""
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from mvx_tasks.subtitles import SubtitleSegment
+from mvx_tasks.video import VideoClip
+
+Window = tuple[float | None, float | None]
+
+
+@runtime_checkable
+class VideoReaderBackend(Protocol):
+    """Answers a natural-language query about a time window of one video.
+
+    Returns ``{"answer": str, "window": [start, end], "frames_used": int, ...}``; lite backends add
+    a structured ``"description"`` (objects, counts, colours, motion, style statistics).
+    """
+
+    def read(self, clip: VideoClip, query: str, window: Window = (None, None), n_frames: int = 8) -> dict: ...
+
+
+@runtime_checkable
+class TemporalGroundingBackend(Protocol):
+    """Localises a queried event: ``{"spans": [{"start": s, "end": e, "score": x in [0,1]}, ...]}``,
+    best first, plus ``"boundaries": [t, ...]`` (moments of change) where the backend finds them."""
+
+    def ground(self, clip: VideoClip, query: str, window: Window = (None, None)) -> dict: ...
+
+
+@runtime_checkable
+class SceneGraphBackend(Protocol):
+    """Per-frame objects and relations::
+
+        {"frames": [{"t": float, "objects": [{"id": int, "label": str, "box": [x1, y1, x2, y2],
+                                              "score": float, "color": str, "attributes": {...}}],
+                     "relations": [{"subject": id, "predicate": "left of", "object": id}]}],
+         "counts": {label: int}}   # typical (median) per-frame count of each label
+
+    Boxes are in pixels of the decoded frame. ``query`` names the objects of interest (may be "").
+    """
+
+    def graph(self, clip: VideoClip, query: str = "", window: Window = (None, None), n_frames: int = 8) -> dict: ...
+
+
+@runtime_checkable
+class ObjectTrackerBackend(Protocol):
+    """Detections associated across frames::
+
+        {"tracks": [{"id": int, "label": str, "times": [t...], "boxes": [[x1,y1,x2,y2]...]}],
+         "counts": {label: unique track count}, "max_per_frame": {label: int}}
+    """
+
+    def track(self, clip: VideoClip, query: str = "", window: Window = (None, None)) -> dict: ...
+
+
+@runtime_checkable
+class VisualSimilarityBackend(Protocol):
+    """Frame/clip embeddings and a similarity score in [0, 1] between two clips' windows.
+
+    ``embed`` returns an array [n, d] of L2-normalised frame embeddings (cached per video by the
+    tool layer); ``compare`` returns ``{"score": float, "frame_scores": [...], ...}``; ``aspect`` is
+    "content" (what is shown) or "style" (how it is rendered) where a backend distinguishes them.
+    """
+
+    def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray: ...
+
+    def compare(self, a: VideoClip, b: VideoClip, window_a: Window = (None, None),
+                window_b: Window = (None, None), aspect: str = "content") -> dict: ...
+
+
+@runtime_checkable
+class SubtitleBackend(Protocol):
+    """Semantic retrieval over a video's subtitle segments and extraction by time range.
+
+    ``retrieve`` -> ``{"hits": [{"start", "end", "text", "score"}...]}`` best first;
+    ``extract`` -> ``{"text": str, "segments": [...]}`` for segments overlapping the window.
+    """
+
+    def retrieve(self, segments: Sequence[SubtitleSegment], query: str, top_k: int = 3) -> dict: ...
+
+    def extract(self, segments: Sequence[SubtitleSegment], window: Window = (None, None)) -> dict: ...
+
+
+@runtime_checkable
+class MotionAnalyzerBackend(Protocol):
+    """Camera and object motion from optical flow (the seventh tool, beyond the paper).
+
+    ``analyze`` -> ``{"camera": {"trends": ["pan_left", "zoom_in", ...] or ["static"],
+    "pan": float, "tilt": float, "zoom": float, "per_segment": [...]}, "objects": [{"pattern":
+    "bouncing"|"spinning"|..., ...}]}``; ``continuity`` -> ``{"score": float in [0,1]}`` for how
+    well clip ``b`` continues clip ``a`` (its first frames against ``a``'s last frames).
+    """
+
+    def analyze(self, clip: VideoClip, window: Window = (None, None)) -> dict: ...
+
+    def continuity(self, a: VideoClip, b: VideoClip) -> dict: ...
