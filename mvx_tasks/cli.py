@@ -1,0 +1,153 @@
+"""``mvx-bench``: the project's one console script; each subcommand forwards to its module."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    from .registry import all_tasks
+
+    print(f"{'code':<6}{'name':<28}{'level':<12}{'questions':>10}{'options':>9}{'chance':>8}")
+    for t in all_tasks():
+        print(f"{t.code:<6}{t.name:<28}{t.level:<12}{t.n_questions:>10}{str(t.n_options or 'var'):>9}{t.chance * 100:>7.1f}%")
+    return 0
+
+
+def _cmd_tasks_path(args: argparse.Namespace) -> int:
+    from .lmms_eval_plugin import TASKS_DIR
+
+    print(TASKS_DIR)
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from .data import verify
+
+    report = verify(args.folder, decode=not args.no_decode)
+    print(report.render())
+    return 0 if report.ok else 1
+
+
+def _cmd_synth(args: argparse.Namespace) -> int:
+    from .synth import generate
+
+    tasks = [t.strip().upper() for t in args.tasks.split(",")] if args.tasks else None
+    out = generate(args.out, per_task=args.per_task, seed=args.seed, difficulty=args.difficulty, tasks=tasks)
+    print(f"wrote {out}")
+    return 0
+
+
+def latest_results(output_dir: Path) -> Path | None:
+    """The newest ``*_results.json`` lmms-eval wrote under a folder."""
+    found = sorted(Path(output_dir).rglob("*_results.json"), key=lambda p: p.stat().st_mtime)
+    return found[-1] if found else None
+
+
+def results_table(results_file: Path, group: str) -> str:
+    """Per-task accuracy, unparsed and failed counts, levels and overall from a results file."""
+    from .registry import LEVELS, bench_tasks
+
+    data = json.loads(Path(results_file).read_text())
+    res, groups = data.get("results", {}), data.get("groups", {})
+    rows = [f"{'task':<6}{'acc %':>8}{'n':>6}{'unparsed':>10}{'failed':>8}"]
+    for t in bench_tasks():
+        r = res.get(f"{group}_{t.slug}")
+        if r is None:
+            continue
+        n = data.get("n-samples", {}).get(f"{group}_{t.slug}", {}).get("effective", "")
+        rows.append(f"{t.code:<6}{r.get('mvx_acc,none', float('nan')):>8.1f}{n:>6}"
+                    f"{r.get('mvx_unparsed,none', 0):>10}{r.get('mvx_failed,none', 0):>8}")
+    for lv in LEVELS:
+        r = groups.get(f"{group}_{lv}") or res.get(f"{group}_{lv}")
+        if r and "mvx_acc,none" in r:
+            rows.append(f"{lv:<12}{r['mvx_acc,none']:>6.1f}")
+    r = groups.get(group) or res.get(group)
+    if r and "mvx_acc,none" in r:
+        rows.append(f"{'overall':<12}{r['mvx_acc,none']:>6.1f}  (question-weighted)")
+    return "\n".join(rows)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """Offline main job: MVX-Synth -> lmms-eval -> SAMA (offline profile) -> results, traces, table."""
+    from .synth import generate
+
+    out = Path(args.out).resolve()
+    data = out / "data"
+    if not (data / "data.jsonl").is_file():
+        print(f"[1/3] generating MVX-Synth ({args.per_task} questions per task) into {data}", flush=True)
+        generate(data, per_task=args.per_task, seed=args.seed)
+    else:
+        print(f"[1/3] reusing MVX-Synth at {data}", flush=True)
+    model_args = f"profile=offline,workers={args.workers},trace_dir={out / 'traces'},cache_dir={out / 'tool_cache'}"
+    cmd = [sys.executable, "-m", "lmms_eval", "--model", "sama", "--model_args", model_args,
+           "--tasks", "mvx_synth", "--batch_size", "1", "--output_path", str(out / "results"), "--log_samples"]
+    if args.limit:
+        cmd += ["--limit", str(args.limit)]
+    env = {**os.environ, "MVX_SYNTH_DATA": str(data), "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")}
+    print("[2/3] " + shlex.join(cmd), flush=True)
+    subprocess.run(cmd, env=env, check=False)  # lmms-eval exits 0 even on failure: read the results file
+    results = latest_results(out / "results")
+    if results is None:
+        print("no results file was written; see the lmms-eval log above", file=sys.stderr)
+        return 1
+    print(f"[3/3] results: {results}\n        traces:  {out / 'traces'}\n")
+    print(results_table(results, "mvx_synth"))
+    return 0
+
+
+def _cmd_trace(args: argparse.Namespace) -> int:
+    from sama_model.trace import render_trace
+
+    print(render_trace(args.file))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mvx-bench", description="MVX-Bench and the SAMA agent.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("tasks", help="list the task registry")
+    s.set_defaults(func=_cmd_tasks)
+    s = sub.add_parser("tasks-path", help="print the lmms-eval task folder (for --include_path)")
+    s.set_defaults(func=_cmd_tasks_path)
+
+    s = sub.add_parser("verify", help="check a dataset folder in the canonical layout")
+    s.add_argument("folder")
+    s.add_argument("--no-decode", action="store_true", help="only check that videos exist")
+    s.set_defaults(func=_cmd_verify)
+
+    s = sub.add_parser("synth", help="generate MVX-Synth, the offline synthetic twin")
+    s.add_argument("--out", required=True)
+    s.add_argument("--per-task", type=int, default=20)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--difficulty", choices=("easy", "default", "hard"), default="default")
+    s.add_argument("--tasks", default=None, help="comma-separated task codes (default: all)")
+    s.set_defaults(func=_cmd_synth)
+
+    s = sub.add_parser("demo", help="offline main job: SAMA on MVX-Synth through lmms-eval")
+    s.add_argument("--out", default="outputs/demo")
+    s.add_argument("--per-task", type=int, default=20)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--workers", type=int, default=2)
+    s.add_argument("--limit", type=int, default=None, help="questions per task (for a quick look)")
+    s.set_defaults(func=_cmd_demo)
+
+    s = sub.add_parser("trace", help="print one SAMA trace readably")
+    s.add_argument("file")
+    s.set_defaults(func=_cmd_trace)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

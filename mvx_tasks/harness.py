@@ -1,0 +1,211 @@
+"""lmms-eval hooks for the MVX task YAMLs (referenced as ``!function mvx_tasks.harness.<name>``).
+
+The YAMLs stay declarative; everything they call lives here and forwards to the modules that
+own each concept (data sources, prompts, answer parsing, metrics). Because lmms-eval imports
+this module by name (not as a bare file), state such as the video-health cache is shared.
+
+Docs: a tiny placeholder file satisfies lmms-eval's ``dataset_path: json`` loader; the task's
+``process_docs`` hook (``bench_docs_<code>``, ``synth_docs_<code>``, ``local_docs_<code>``...)
+replaces it with the real questions of that task from the resolved source.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from .data import doc_to_sample, load_bench_samples, load_local, sample_to_doc
+from .metrics import accuracy, score_output
+from .prompts import (DEFAULT_POST_PROMPT, frame_messages, frames_order_line, question_text, video_messages)
+from .registry import get_task
+from .video import load_video, probe_video
+
+DEFAULT_N_FRAMES = 8
+
+# ----------------------------------------------------------------------------- data sources
+
+_SOURCES: dict[str, Callable[[], tuple[Path, list]]] = {}
+_LOADED: dict[str, tuple[Path, list]] = {}
+_LOCK = threading.Lock()
+
+
+def register_source(name: str, loader: Callable[[], tuple[Path, list]]) -> None:
+    """A named data source for ``<name>_docs_<code>`` hooks: returns (root, samples)."""
+    _SOURCES[name] = loader
+
+
+def _synth_source() -> tuple[Path, list]:
+    from .synth import ensure_synth
+
+    root = ensure_synth()
+    return root, load_local(root)
+
+
+def _local_source() -> tuple[Path, list]:
+    root = os.environ.get("MVX_LOCAL_DATA")
+    if not root:
+        raise RuntimeError("the local_docs_* hooks read MVX_LOCAL_DATA=<folder in the canonical layout>; set it")
+    return Path(root), load_local(root)
+
+
+def _probe_source() -> tuple[Path, list]:
+    from .probe import ensure_probe
+
+    root = ensure_probe()
+    return root, load_local(root)
+
+
+register_source("bench", load_bench_samples)
+register_source("synth", _synth_source)
+register_source("local", _local_source)
+register_source("probe", _probe_source)
+
+_SOURCE_ENV = {"bench": "MVX_BENCH_DATA", "synth": "MVX_SYNTH_DATA", "local": "MVX_LOCAL_DATA"}
+
+
+def _samples(source: str) -> tuple[Path, list]:
+    key = f"{source}:{os.environ.get(_SOURCE_ENV.get(source, ''), '')}"
+    with _LOCK:
+        if key not in _LOADED:
+            _LOADED[key] = _SOURCES[source]()
+        return _LOADED[key]
+
+
+def task_docs(source: str, code: str) -> list[dict[str, str]]:
+    """The harness docs of one task from one source, in file order."""
+    spec = get_task(code)
+    root, samples = _samples(source)
+    return [sample_to_doc(s, root) for s in samples if s.task == spec.code]
+
+
+def _docs_hook(source: str, code: str) -> Callable[[Any], Any]:
+    def process_docs(dataset: Any) -> Any:
+        import datasets
+
+        docs = task_docs(source, code)
+        if not docs:
+            root, _ = _samples(source)
+            raise RuntimeError(f"the {source} data at {root} has no questions for task {code}; "
+                               f"check the task codes in its data.jsonl (mvx-bench verify {root})")
+        return datasets.Dataset.from_list(docs)
+    process_docs.__name__ = f"{source}_docs_{code.lower()}"
+    return process_docs
+
+
+def __getattr__(name: str) -> Any:
+    """``<source>_docs_<code>``: the process_docs hook of any registered task and source."""
+    source, sep, code = name.partition("_docs_")
+    if sep and source in _SOURCES and code:
+        return _docs_hook(source, code)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# ----------------------------------------------------------------------------- videos
+
+_HEALTH: dict[str, str | None] = {}
+
+
+def video_problem(path: str) -> str | None:
+    """Why a video cannot be shown (cached per path), or None."""
+    if path not in _HEALTH:
+        _HEALTH[path] = probe_video(path)
+    return _HEALTH[path]
+
+
+def _videos(doc: dict) -> list[dict]:
+    return json.loads(doc["videos"]) if isinstance(doc["videos"], str) else list(doc["videos"])
+
+
+def doc_to_visual(doc: dict) -> list[str]:
+    """Video paths in presentation order; an unreadable video is left out (and the question failed)."""
+    return [v["path"] for v in _videos(doc) if video_problem(v["path"]) is None]
+
+
+def _kw(kwargs: dict | None) -> dict:
+    return kwargs or {}
+
+
+def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    kw = _kw(lmms_eval_specific_kwargs)
+    return question_text(doc_to_sample(doc), pre_prompt=kw.get("pre_prompt", ""),
+                         post_prompt=kw.get("post_prompt", DEFAULT_POST_PROMPT))
+
+
+def doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    """Each video preceded by its label, then the question."""
+    sample = doc_to_sample(doc)
+    kept = [v for v in sample.videos if video_problem(v.path) is None]
+    shown = sample if len(kept) == len(sample.videos) else _with_videos(sample, kept)
+    return video_messages(shown, doc_to_text(doc, lmms_eval_specific_kwargs))
+
+
+def _with_videos(sample, videos):
+    from dataclasses import replace
+
+    return replace(sample, videos=tuple(videos))
+
+
+# ----------------------------------------------------------------------------- frames presentation
+
+def _frames(doc: dict, n: int) -> list[tuple[str, list]]:
+    from PIL import Image
+
+    out = []
+    for v in _videos(doc):
+        if video_problem(v["path"]) is not None:
+            continue
+        frames, _ = load_video(v["path"]).sample(n)
+        out.append((v["label"], [Image.fromarray(f) for f in frames]))
+    return out
+
+
+def _n_frames(kwargs: dict | None) -> int:
+    return int(_kw(kwargs).get("n_frames", DEFAULT_N_FRAMES))
+
+
+def frames_doc_to_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
+    """All videos' frames as one flat list of PIL images, video by video."""
+    return [img for _, imgs in _frames(doc, _n_frames(lmms_eval_specific_kwargs)) for img in imgs]
+
+
+def frames_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    kw = _kw(lmms_eval_specific_kwargs)
+    sample = doc_to_sample(doc)
+    n = _n_frames(kw)
+    shown = [(v.label, min(n, load_video(v.path).n_frames)) for v in sample.videos if video_problem(v.path) is None]
+    order = frames_order_line([s[0] for s in shown], [s[1] for s in shown])
+    return question_text(sample, pre_prompt=kw.get("pre_prompt", ""),
+                         post_prompt=kw.get("post_prompt", DEFAULT_POST_PROMPT), order_line=order)
+
+
+def frames_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    sample = doc_to_sample(doc)
+    frames = _frames(doc, _n_frames(lmms_eval_specific_kwargs))
+    kept = [v for v in sample.videos if video_problem(v.path) is None]
+    return frame_messages(_with_videos(sample, kept), frames_doc_to_text(doc, lmms_eval_specific_kwargs),
+                          [imgs for _, imgs in frames])
+
+
+# ----------------------------------------------------------------------------- scoring
+
+def process_results(doc: dict, results: list) -> dict[str, dict]:
+    """Parse and score one output; the record names the question, so the samples log stands alone."""
+    output = results[0] if results else ""
+    if isinstance(output, (list, tuple)):
+        output = output[0] if output else ""
+    problems = [f"{v['label']}: {p}" for v in _videos(doc) if (p := video_problem(v["path"]))]
+    record = score_output(doc["id"], doc["task"], output, json.loads(doc["options"]), doc["answer"],
+                          failed="; ".join(problems) or None).to_dict()
+    return {"mvx_acc": record, "mvx_unparsed": int(record["unparsed"]), "mvx_failed": int(record["failed"] is not None)}
+
+
+def aggregate_accuracy(records: list[dict]) -> float:
+    """Percent correct over a task's questions."""
+    return accuracy(records)
+
+
+def aggregate_count(flags: list[int]) -> int:
+    """How many questions were unparsed (or failed)."""
+    return int(sum(flags))
