@@ -101,11 +101,44 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_probe(args: argparse.Namespace) -> int:
+    """Run a model on the video-visibility probe through lmms-eval and say whether it saw every video."""
+    from .probe import report_from_samples
+
+    out = Path(args.output).resolve()
+    task = "mvx_probe_frames" if args.frames else "mvx_probe"
+    cmd = [sys.executable, "-m", "lmms_eval", "--model", args.model, "--model_args", args.model_args,
+           "--tasks", task, "--batch_size", "1", "--output_path", str(out), "--log_samples", *args.extra]
+    print(shlex.join(cmd), flush=True)
+    subprocess.run(cmd, check=False)
+    found = sorted(out.rglob(f"*_samples_{task}.jsonl"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        print("no samples file was written; see the lmms-eval log above", file=sys.stderr)
+        return 1
+    rep = report_from_samples(found[-1])
+    for pos, acc in rep["accuracy_by_position"].items():
+        print(f"asked about video {pos}: {acc:5.1f}% correct")
+    print(f"verdict: {rep['verdict']}")
+    return 0 if rep["verdict"] == "sees every video" else 2
+
+
 def _cmd_trace(args: argparse.Namespace) -> int:
     from sama_model.trace import render_trace
 
     print(render_trace(args.file))
     return 0
+
+
+def _add_vlmeval(s: argparse.ArgumentParser) -> None:
+    from .vlmeval.launch import add_vlmeval_arguments  # light: vlmeval itself is imported on run
+
+    add_vlmeval_arguments(s)
+
+    def run(args: argparse.Namespace) -> int:
+        from .vlmeval.launch import cmd_vlmeval
+
+        return cmd_vlmeval(args)
+    s.set_defaults(func=run)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -138,6 +171,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=int, default=None, help="questions per task (for a quick look)")
     s.set_defaults(func=_cmd_demo)
 
+    from . import harness_configs, leaderboard
+
+    s = sub.add_parser("run", help="launch lmms-eval for harness configs (prints the exact command)")
+    harness_configs.add_run_arguments(s)
+    s.set_defaults(func=harness_configs.cmd_run)
+
+    s = sub.add_parser("leaderboard", help="merge runs with the paper's Table 1 into Markdown, CSV and a chart")
+    leaderboard.add_leaderboard_arguments(s)
+    s.set_defaults(func=leaderboard.cmd_leaderboard)
+
+    s = sub.add_parser("vlmeval", help="evaluate with VLMEvalKit (registers MVX datasets and SAMA)")
+    _add_vlmeval(s)
+
+    s = sub.add_parser("probe", help="video-visibility probe: does a model really see every video?")
+    s.add_argument("--model", required=True)
+    s.add_argument("--model_args", default="")
+    s.add_argument("--frames", action="store_true", help="use the frames presentation (mvx_probe_frames)")
+    s.add_argument("--output", default="outputs/probe")
+    s.set_defaults(func=_cmd_probe)
+
     s = sub.add_parser("trace", help="print one SAMA trace readably")
     s.add_argument("file")
     s.set_defaults(func=_cmd_trace)
@@ -145,7 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:  # everything after -- goes to the wrapped tool (lmms-eval, VLMEvalKit)
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
     args = build_parser().parse_args(argv)
+    args.extra = extra
     return int(args.func(args) or 0)
 
 

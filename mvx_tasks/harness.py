@@ -62,7 +62,7 @@ register_source("synth", _synth_source)
 register_source("local", _local_source)
 register_source("probe", _probe_source)
 
-_SOURCE_ENV = {"bench": "MVX_BENCH_DATA", "synth": "MVX_SYNTH_DATA", "local": "MVX_LOCAL_DATA"}
+_SOURCE_ENV = {"bench": "MVX_BENCH_DATA", "synth": "MVX_SYNTH_DATA", "local": "MVX_LOCAL_DATA", "probe": "MVX_PROBE_DATA"}
 
 
 def _samples(source: str) -> tuple[Path, list]:
@@ -162,7 +162,10 @@ def _frames(doc: dict, n: int) -> list[tuple[str, list]]:
 
 
 def _n_frames(kwargs: dict | None) -> int:
-    return int(_kw(kwargs).get("n_frames", DEFAULT_N_FRAMES))
+    """Frames per video: ``MVX_FRAMES_PER_VIDEO`` (set by ``mvx-bench run`` from a config) wins over
+    the task's ``lmms_eval_specific_kwargs`` (lmms-eval has no command-line override for those)."""
+    env = os.environ.get("MVX_FRAMES_PER_VIDEO")
+    return int(env) if env else int(_kw(kwargs).get("n_frames", DEFAULT_N_FRAMES))
 
 
 def frames_doc_to_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:

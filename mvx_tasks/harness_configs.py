@@ -35,6 +35,8 @@ ROUTE_GROUPS = {"video": "mvx_bench", "frames": "mvx_bench_frames", "agent": "mv
 SYNTH_GROUPS = {"video": "mvx_synth", "frames": "mvx_synth", "agent": "mvx_synth"}
 #: Plugin models that the project registers through its own entry point, by class path.
 PLUGIN_MODELS = {"sama": "sama_model.adapters.lmms_eval_model.SAMA"}
+#: Plugin adapters take free-form ``**model_args``; each names the function that validates them.
+PLUGIN_VALIDATORS = {"sama": "sama_model.profiles:build_config"}
 REQUIRED = ("name", "model", "model_args", "route", "route_reason", "tasks", "frames_per_video", "generation")
 OPTIONAL = ("paper_row", "class_path", "seed", "batch_size", "notes", "paper_ablation", "env")
 
@@ -176,10 +178,14 @@ def resolve_model(cfg: HarnessConfig) -> ModelCheck:
         spec = importlib.util.find_spec(module)
     except ModuleNotFoundError:
         spec = None
+    if cfg.class_path is not None and cfg.class_path != class_path:
+        raise ConfigError(f"{cfg.path}: class_path {cfg.class_path} disagrees with the registered {class_path}")
     if spec is None:
-        if registered:
+        if cfg.model not in PLUGIN_MODELS:
             raise ConfigError(f"{cfg.path}: adapter module {module} of {cfg.model!r} is not installed")
         return ModelCheck(cfg.model, class_path, registered, False, f"{module} not importable yet")
+    if cfg.model in PLUGIN_VALIDATORS:
+        return _check_plugin_args(cfg, class_path, registered)
     try:
         cls = getattr(importlib.import_module(module), cls_name)
     except ImportError as exc:  # an optional dependency of the adapter (e.g. librosa) is missing
@@ -190,6 +196,17 @@ def resolve_model(cfg: HarnessConfig) -> ModelCheck:
     bad = sorted(set(cfg.model_args) - names)
     if bad:
         raise ConfigError(f"{cfg.path}: {class_path} does not accept model_args {bad}; it takes {sorted(names)}")
+    return ModelCheck(cfg.model, class_path, registered, True)
+
+
+def _check_plugin_args(cfg: HarnessConfig, class_path: str, registered: bool) -> ModelCheck:
+    """Validate a plugin model's arguments as the harness passes them (strings) with its own validator."""
+    module, _, func = PLUGIN_VALIDATORS[cfg.model].partition(":")
+    validate = getattr(importlib.import_module(module), func)
+    try:
+        validate(**{k: _arg_value(v) for k, v in cfg.model_args.items()})
+    except ValueError as exc:
+        raise ConfigError(f"{cfg.path}: {cfg.model} model_args rejected: {exc}") from None
     return ModelCheck(cfg.model, class_path, registered, True)
 
 
@@ -318,9 +335,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="print the commands without running them")
     parser.add_argument("--limit", type=int, default=None, help="questions per task (quick look)")
     parser.add_argument("--output", default="outputs/runs", help="output root; each config writes <output>/<name>")
-    parser.add_argument("extra", nargs=argparse.REMAINDER, help="after --: extra lmms-eval arguments")
+    parser.epilog = "Arguments after -- are passed to lmms-eval unchanged."
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    extra = [a for a in (args.extra or []) if a != "--"]
+    extra = list(getattr(args, "extra", None) or [])
     return run_configs(args.configs, dry_run=args.dry_run, limit=args.limit, output=args.output, extra_args=extra)

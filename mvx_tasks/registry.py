@@ -65,7 +65,13 @@ _BUILTIN: tuple[TaskSpec, ...] = (
              "Which candidate shares at least one camera-motion trend with the reference."),
 )
 
-_TASKS: dict[str, TaskSpec] = {t.code: t for t in _BUILTIN}
+#: Tasks that ship with the package but are not part of MVX-Bench's 1,442 questions.
+_TOOLING: tuple[TaskSpec, ...] = (
+    TaskSpec("PRB", "Video-visibility probe", "perception", 0, 4, 0.25,
+             "The background colour of one named video of several: answerable only by seeing that video."),
+)
+
+_TASKS: dict[str, TaskSpec] = {t.code: t for t in _BUILTIN + _TOOLING}
 _loaded_env: str | None = None
 
 #: The 11 MVX-Bench task codes in the paper's table order.

@@ -11,9 +11,9 @@ pytest.importorskip("torchvision")
 
 from mvx_tasks.video import load_video  # noqa: E402
 from sama_model.backends.models import _runtime  # noqa: E402
-from sama_model.backends.models.vlm_reader import TransformersVideoReader  # noqa: E402
+from sama_model.backends.models.vlm_reader import TransformersVideoReader, _video_kwargs  # noqa: E402
 from sama_model.tools.contracts import VideoReaderBackend  # noqa: E402
-from tiny_models import build_tiny_qwen2_5_vl, make_test_video  # noqa: E402
+from tiny_models import build_tiny_qwen2_5_vl, build_tiny_qwen3_vl, make_test_video  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +79,29 @@ def test_missing_local_folder(tmp_path, clip):
     reader = TransformersVideoReader(model=str(tmp_path / "nowhere"), device="cpu")
     with pytest.raises(_runtime.MissingWeightsError, match="no such local path"):
         reader.read(clip, "hi")
+
+
+def _window_inputs(reader, clip, window, n):
+    _, processor = reader.loaded()
+    frames, times = clip.sample(n, *window)
+    prompt = processor.apply_chat_template(reader._messages("q", *window, n), add_generation_prompt=True, tokenize=False)
+    return processor, times, processor(text=[prompt], videos=[list(frames)], return_tensors="pt",
+                                       **_video_kwargs(processor, clip, times, n))
+
+
+def test_qwen2_5_gets_the_window_frame_rate(tiny_qwen, clip):
+    reader = TransformersVideoReader(model=str(tiny_qwen), device="cpu")
+    _, times, inputs = _window_inputs(reader, clip, (1.0, 2.5), 4)
+    spacing = float(times[-1] - times[0]) / 3  # mean seconds between sampled frames, not the native 1/8 s
+    assert float(inputs["second_per_grid_ts"][0]) == pytest.approx(2 * spacing, rel=0.05)
+
+
+def test_qwen3_vl_reads_with_absolute_timestamps(tmp_path, clip):
+    folder = build_tiny_qwen3_vl(tmp_path / "tiny-qwen3-vl")
+    reader = TransformersVideoReader(model=str(folder), device="cpu", max_new_tokens=4)
+    out = reader.read(clip, "What moves?", window=(1.0, 2.5), n_frames=4)
+    assert out["frames_used"] == 4 and out["window"] == [1.0, 2.5]
+    processor, times, inputs = _window_inputs(reader, clip, (1.0, 2.5), 4)
+    prompt = processor.tokenizer.decode(inputs["input_ids"][0])
+    for a, b in zip(times[0::2], times[1::2]):  # one timestamp per pair of frames, in video time
+        assert f"<{(a + b) / 2:.1f} seconds>" in prompt

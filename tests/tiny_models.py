@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["QWEN_CHAT_TEMPLATE", "QWEN_SPECIAL_TOKENS", "train_byte_bpe", "build_tiny_qwen2_5_vl",
+__all__ = ["QWEN_CHAT_TEMPLATE", "QWEN_SPECIAL_TOKENS", "train_byte_bpe", "build_tiny_qwen2_5_vl", "build_tiny_qwen3_vl",
            "make_test_video", "register_tiny_open_clip", "TINY_CLIP_NAME", "build_tiny_yolo",
            "build_tiny_grounding_dino"]
 
@@ -73,10 +73,7 @@ def build_tiny_qwen2_5_vl(folder: str | Path, *, seed: int = 0) -> Path:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    tokenizer = train_byte_bpe(QWEN_SPECIAL_TOKENS)
-    tokenizer.add_special_tokens({"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"})
-    tokenizer.chat_template = QWEN_CHAT_TEMPLATE
-    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in QWEN_SPECIAL_TOKENS}
+    tokenizer, ids = _qwen_tokenizer()
     pixels = {"shortest_edge": 56 * 56, "longest_edge": 112 * 112}
     image_processor = Qwen2VLImageProcessor(size=pixels)
     video_processor = Qwen2VLVideoProcessor(size=pixels)
@@ -97,6 +94,49 @@ def build_tiny_qwen2_5_vl(folder: str | Path, *, seed: int = 0) -> Path:
     )
     torch.manual_seed(seed)
     model = Qwen2_5_VLForConditionalGeneration(config).eval()
+    model.generation_config.eos_token_id = ids["<|im_end|>"]
+    model.generation_config.pad_token_id = ids["<|endoftext|>"]
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
+
+
+def _qwen_tokenizer():
+    tokenizer = train_byte_bpe(QWEN_SPECIAL_TOKENS)
+    tokenizer.add_special_tokens({"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"})
+    tokenizer.chat_template = QWEN_CHAT_TEMPLATE
+    return tokenizer, {t: tokenizer.convert_tokens_to_ids(t) for t in QWEN_SPECIAL_TOKENS}
+
+
+def build_tiny_qwen3_vl(folder: str | Path, *, seed: int = 0) -> Path:
+    """Save a tiny random Qwen3-VL (2 text layers, hidden 64, 2-block vision tower, patch 16) to ``folder``.
+
+    Loads with ``AutoModelForImageTextToText`` / ``AutoProcessor``; its processor writes each frame
+    pair's timestamp ("<1.3 seconds>") into the prompt from the video metadata it is given.
+    """
+    import torch
+    from transformers import (Qwen2VLImageProcessor, Qwen3VLConfig, Qwen3VLForConditionalGeneration,
+                              Qwen3VLProcessor)
+    from transformers.models.qwen3_vl.video_processing_qwen3_vl import Qwen3VLVideoProcessor
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer, ids = _qwen_tokenizer()
+    pixels = {"shortest_edge": 64 * 64, "longest_edge": 128 * 128}
+    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(size=pixels, patch_size=16), tokenizer=tokenizer,
+                                 video_processor=Qwen3VLVideoProcessor(size=pixels, patch_size=16),
+                                 chat_template=QWEN_CHAT_TEMPLATE)
+    config = Qwen3VLConfig(
+        text_config=dict(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                         rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3],
+                                          "mrope_interleaved": True}),
+        vision_config=dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64,
+                           patch_size=16, num_position_embeddings=64, deepstack_visual_indexes=[1]),
+        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
+    torch.manual_seed(seed)
+    model = Qwen3VLForConditionalGeneration(config).eval()
     model.generation_config.eos_token_id = ids["<|im_end|>"]
     model.generation_config.pad_token_id = ids["<|endoftext|>"]
     model.save_pretrained(folder)
