@@ -1,0 +1,258 @@
+"""Helpers every lite backend shares: picking frames of a window and parsing query words.
+
+Query parsing is deliberately shallow (colour words, shape words, number words, a few event
+verbs): the lite tools answer what their measurements cover and say "unknown" otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable
+
+import cv2
+import numpy as np
+
+from mvx_tasks.video import VideoClip, uniform_indices
+
+Window = tuple[float | None, float | None]
+
+# Frames of a window examined by the tracking-based tools (tracker, grounding, motion, reader):
+# one shared default means they sample the same frames and share each frame's segmentation.
+TRACK_FRAMES = 32
+
+COLOR_WORDS: dict[str, str] = {
+    "red": "red",
+    "orange": "orange",
+    "yellow": "yellow",
+    "gold": "yellow",
+    "green": "green",
+    "lime": "green",
+    "cyan": "cyan",
+    "teal": "cyan",
+    "turquoise": "cyan",
+    "blue": "blue",
+    "navy": "blue",
+    "purple": "purple",
+    "violet": "purple",
+    "magenta": "pink",
+    "pink": "pink",
+    "brown": "brown",
+    "white": "white",
+    "grey": "grey",
+    "gray": "grey",
+    "black": "black",
+}
+SHAPE_WORDS: dict[str, str] = {
+    "circle": "circle",
+    "ball": "circle",
+    "dot": "circle",
+    "disc": "circle",
+    "disk": "circle",
+    "sphere": "circle",
+    "round": "circle",
+    "square": "square",
+    "box": "square",
+    "cube": "square",
+    "rectangle": "rectangle",
+    "bar": "rectangle",
+    "triangle": "triangle",
+    "star": "star",
+    "ellipse": "ellipse",
+    "oval": "ellipse",
+    "pentagon": "pentagon",
+    "hexagon": "hexagon",
+    "blob": "blob",
+    "diamond": "square",
+}
+NUMBER_WORDS: dict[str, int] = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+SHAPES: tuple[str, ...] = (
+    "circle",
+    "ellipse",
+    "square",
+    "rectangle",
+    "triangle",
+    "pentagon",
+    "hexagon",
+    "star",
+    "blob",
+)
+COLORS: tuple[str, ...] = (
+    "red",
+    "orange",
+    "yellow",
+    "green",
+    "cyan",
+    "blue",
+    "purple",
+    "pink",
+    "brown",
+    "white",
+    "grey",
+    "black",
+)
+
+_WORD = re.compile(r"[a-z]+")
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ches") or word.endswith("xes") or word.endswith("ses"):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+@dataclass(frozen=True)
+class Query:
+    """The words of a query that lite measurements can act on."""
+
+    text: str
+    words: tuple[str, ...]
+    colors: tuple[str, ...] = ()
+    shapes: tuple[str, ...] = ()
+    numbers: tuple[int, ...] = ()
+    kinds: frozenset[str] = field(default_factory=frozenset)
+
+    def matches(self, color: str, shape: str) -> bool:
+        """Whether an object of ``color``/``shape`` is among those the query names (all if none)."""
+        return (not self.colors or color in self.colors) and (not self.shapes or shape in self.shapes)
+
+    @property
+    def target(self) -> str:
+        """The queried object as words, e.g. "red circle" (empty when the query names none)."""
+        return " ".join(list(self.colors[:1]) + list(self.shapes[:1]))
+
+
+_KINDS: dict[str, tuple[str, ...]] = {
+    "count": ("how many", "count", "number of", "total"),
+    "color": ("what colour", "what color", "which colour", "which color", "colour of", "color of"),
+    "camera": ("camera", "pan", "panning", "tilt", "zoom", "viewpoint", "shot"),
+    "motion": (
+        "moving",
+        "move",
+        "motion",
+        "direction",
+        "speed",
+        "bounce",
+        "spin",
+        "rotate",
+        "orbit",
+        "zig",
+        "trajectory",
+        "path",
+    ),
+    "describe": ("describe", "what happens", "what is shown", "summar", "what do you see", "scene"),
+    "style": ("style", "palette", "colourful", "colorful", "saturat", "bright", "dark", "cartoon", "texture", "look"),
+    "appear": ("appear", "enter", "emerge", "show up", "arrive", "start", "begin"),
+    "disappear": ("disappear", "leave", "exit", "vanish", "end"),
+    "collide": ("collide", "collision", "hit", "touch", "bump", "crash", "meet"),
+    "stop": ("stop", "halt", "rest", "still"),
+    "change": ("change", "cut", "transition", "switch", "scene change"),
+    "where": ("where", "position", "located", "left of", "right of", "above", "below"),
+}
+
+
+def parse_query(text: str) -> Query:
+    """Colour, shape and number words plus the kinds of question (count, colour, camera, ...)."""
+    low = (text or "").lower()
+    words = tuple(_WORD.findall(low))
+    colors, shapes, numbers = [], [], []
+    for w in words:
+        s = _singular(w)
+        if w in COLOR_WORDS and COLOR_WORDS[w] not in colors:
+            colors.append(COLOR_WORDS[w])
+        if s in SHAPE_WORDS and SHAPE_WORDS[s] not in shapes:
+            shapes.append(SHAPE_WORDS[s])
+        if w in NUMBER_WORDS:
+            numbers.append(NUMBER_WORDS[w])
+    numbers += [int(n) for n in re.findall(r"\b\d+\b", low)]
+    kinds = frozenset(k for k, keys in _KINDS.items() if any(key in low for key in keys))
+    return Query(
+        text=text or "", words=words, colors=tuple(colors), shapes=tuple(shapes), numbers=tuple(numbers), kinds=kinds
+    )
+
+
+def window_indices(clip: VideoClip, window: Window = (None, None), max_frames: int | None = None) -> np.ndarray:
+    """Indices of the clip's decoded frames in ``window``, thinned uniformly to ``max_frames``."""
+    start, end = window if window is not None else (None, None)
+    idx = clip.window(start, end)
+    if max_frames is not None and len(idx) > max_frames:
+        idx = idx[uniform_indices(len(idx), max_frames)]
+    return idx
+
+
+def window_span(clip: VideoClip, window: Window = (None, None)) -> list[float]:
+    """The window as explicit ``[start, end]`` seconds (None filled from the clip)."""
+    start, end = window if window is not None else (None, None)
+    s = 0.0 if start is None else float(start)
+    e = float(clip.duration) if end is None else float(end)
+    return [round(min(s, e), 3), round(max(s, e), 3)]
+
+
+def resize_max(frame: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
+    """Downscale ``frame`` so its longer side is at most ``max_side``; returns (image, scale)."""
+    h, w = frame.shape[:2]
+    scale = min(1.0, max_side / float(max(h, w)))
+    if scale >= 1.0:
+        return frame, 1.0
+    size = (max(2, int(round(w * scale))), max(2, int(round(h * scale))))
+    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA), scale
+
+
+def grey_small(frame: np.ndarray, max_side: int = 160) -> np.ndarray:
+    """Greyscale float32 copy at working resolution (flow, hashes, change detection)."""
+    small, _ = resize_max(frame, max_side)
+    return cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
+
+
+def median_int(values: list[int] | np.ndarray) -> int:
+    """Median of counts, rounded half up (a per-frame typical count)."""
+    if len(values) == 0:
+        return 0
+    return int(np.floor(np.median(np.asarray(values, dtype=float)) + 0.5))
+
+
+class FrameMemo:
+    """Per-frame results (segments, embeddings) keyed by (frames array, index, kind), shared by
+    all lite tools in a process.
+
+    Several tools look at the same decoded frames within one question; computing each frame's
+    measurements once saves most of their time. Entries are keyed by the array's id and checked
+    through a weak reference, so a recycled id never returns another clip's results.
+    """
+
+    def __init__(self, size: int = 8192) -> None:
+        self.size = size
+        self._data: "OrderedDict[tuple, tuple[weakref.ref, Any]]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, frames: np.ndarray, index: int, kind: Hashable, fn: Callable[[np.ndarray], Any]) -> Any:
+        key = (id(frames), int(index), kind)
+        with self._lock:
+            hit = self._data.get(key)
+            if hit is not None and hit[0]() is frames:
+                self._data.move_to_end(key)
+                return hit[1]
+        value = fn(frames[int(index)])
+        with self._lock:
+            self._data[key] = (weakref.ref(frames), value)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+FRAME_MEMO = FrameMemo()

@@ -1,0 +1,484 @@
+"""Foreground objects of one frame: flat, colour-distinct regions against a local background.
+
+Why this design: MVX-Synth (and many cartoons) show flat-coloured objects over plain, gradient
+or textured backgrounds, often under camera motion, so a temporal background model is unsafe.
+Per frame we estimate the large-scale background with a coarse median, keep pixels that are
+locally flat *and* far (in Lab) from that background, fill each component's outline (large
+objects whose centre was absorbed by the median come back whole), then re-grow the mask by
+colour similarity so anti-aliased edges are included. Each object gets a colour name from a
+small HSV palette and a shape name from circularity / polygon vertices / solidity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from .common import FRAME_MEMO, resize_max
+
+
+@dataclass
+class Segment:
+    """One object in one frame (box, centroid and area in the *input* frame's pixels)."""
+
+    box: tuple[float, float, float, float]
+    centroid: tuple[float, float]
+    area: float
+    color: str
+    shape: str
+    rgb: tuple[int, int, int]
+    circularity: float
+    solidity: float
+    vertices: int
+    aspect: float
+    contrast: float = 0.0  # median Lab distance of the object's pixels from the background
+    contour: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((0, 2), np.float32))
+
+    @property
+    def label(self) -> str:
+        return self.shape
+
+    def size_name(self, frame_area: float) -> str:
+        frac = self.area / max(frame_area, 1.0)
+        return "small" if frac < 0.01 else ("large" if frac > 0.06 else "medium")
+
+    def to_dict(self, frame_area: float) -> dict:
+        return {
+            "label": self.shape,
+            "color": self.color,
+            "box": [round(v, 1) for v in self.box],
+            "centroid": [round(v, 1) for v in self.centroid],
+            "area": round(self.area, 1),
+            "attributes": {
+                "color": self.color,
+                "size": self.size_name(frame_area),
+                "rgb": list(self.rgb),
+                "circularity": round(self.circularity, 3),
+                "solidity": round(self.solidity, 3),
+                "vertices": self.vertices,
+            },
+        }
+
+
+_PALETTE: tuple[str, ...] = (
+    "black",
+    "white",
+    "grey",
+    "red",
+    "pink",
+    "brown",
+    "orange",
+    "yellow",
+    "green",
+    "cyan",
+    "blue",
+    "purple",
+)
+
+
+def color_codes(rgb: np.ndarray) -> np.ndarray:
+    """Palette index (into ``_PALETTE``) of each RGB colour (uint8 or float 0-255, shape [..., 3]).
+
+    Rules on hue/saturation/value: low value is black, low saturation is white/grey/black,
+    otherwise hue buckets, with dark oranges/reds as brown and pale reds/magentas as pink.
+    """
+    x = np.asarray(rgb, np.float32).reshape(-1, 3) / 255.0
+    v = x.max(1)
+    c = v - x.min(1)
+    s = np.where(v > 0, c / np.maximum(v, 1e-6), 0)
+    r, g, b = x[:, 0], x[:, 1], x[:, 2]
+    cc = np.maximum(c, 1e-6)
+    h = np.where(v == r, ((g - b) / cc) % 6, np.where(v == g, (b - r) / cc + 2, (r - g) / cc + 4)) * 60.0
+    code = np.full(len(x), 11, np.int8)  # purple by default, refined below
+    code[(h >= 295)] = 4
+    code[(h < 295)] = 11
+    code[(h < 255)] = 10
+    code[(h < 200)] = 9
+    code[(h < 165)] = 8
+    code[(h < 70)] = np.where(v[h < 70] < 0.45, 5, 7)
+    code[(h < 42)] = np.where(v[h < 42] < 0.62, 5, 6)
+    red = (h < 15) | (h >= 340)
+    code[red] = np.where((s[red] < 0.55) & (v[red] > 0.75), 4, np.where(v[red] < 0.5, 5, 3))
+    grey = s < 0.2
+    code[grey] = np.where(v[grey] > 0.8, 1, np.where(v[grey] < 0.3, 0, 2))
+    code[v < 0.22] = 0
+    return code.reshape(np.asarray(rgb).shape[:-1])
+
+
+def color_name(rgb: tuple[float, float, float] | np.ndarray) -> str:
+    """Name an RGB colour (0-255) from the 12-word palette."""
+    return _PALETTE[int(color_codes(np.asarray(rgb, np.float32).reshape(1, 3))[0])]
+
+
+def palette(frame: np.ndarray, top: int = 4, min_share: float = 0.03) -> list[tuple[str, float]]:
+    """The frame's main colour names with their pixel shares (largest first)."""
+    small = cv2.resize(frame, (64, 64), interpolation=cv2.INTER_AREA)
+    counts = np.bincount(color_codes(small).ravel(), minlength=len(_PALETTE)) / (64 * 64)
+    order = np.argsort(-counts, kind="stable")[:top]
+    return [(_PALETTE[i], round(float(counts[i]), 3)) for i in order if counts[i] >= min_share]
+
+
+def dominant_color(pixels: np.ndarray) -> tuple[str, tuple[int, int, int]]:
+    """Colour name of an object's pixels by majority vote (a chromatic colour covering a quarter
+    of a striped/checkered object beats its black or white cells) and its median RGB."""
+    codes = color_codes(pixels)
+    counts = np.bincount(codes.ravel(), minlength=len(_PALETTE))
+    chroma = counts.copy()
+    chroma[:3] = 0  # black, white, grey
+    best = int(np.argmax(chroma)) if chroma.max() >= 0.25 * max(len(codes), 1) else int(np.argmax(counts))
+    rgb = tuple(int(c) for c in np.median(pixels[codes == best], axis=0))
+    return _PALETTE[best], rgb
+
+
+def _central_hole(filled: np.ndarray, raw: np.ndarray) -> float:
+    """Area share of the largest background hole inside an outline that contains its centroid
+    (a ring's hole; scattered texture cells do not count)."""
+    holes = ((filled > 0) & (raw == 0)).astype(np.uint8)
+    if not holes.any():
+        return 0.0
+    _n, lbl, stats, _cents = cv2.connectedComponentsWithStats(holes, connectivity=4)
+    m = cv2.moments(filled, binaryImage=True)
+    cx, cy = m["m10"] / max(m["m00"], 1), m["m01"] / max(m["m00"], 1)
+    ix, iy = int(round(cx)), int(round(cy))
+    if not (0 <= iy < lbl.shape[0] and 0 <= ix < lbl.shape[1]) or lbl[iy, ix] == 0:
+        return 0.0
+    return float(stats[lbl[iy, ix], cv2.CC_STAT_AREA]) / max(float(filled.sum()), 1.0)
+
+
+def _concave_shape(contour: np.ndarray, hull_area: float) -> str:
+    """star (5 deep notches), cross (4), or blob, from the convexity defects of the outline."""
+    try:
+        hull_idx = cv2.convexHull(contour, returnPoints=False)
+        defects = cv2.convexityDefects(contour, hull_idx)
+    except cv2.error:  # self-intersecting outline
+        return "blob"
+    if defects is None:
+        return "blob"
+    depth = defects.reshape(-1, 4)[:, 3] / 256.0
+    deep = int(np.sum(depth > 0.12 * np.sqrt(hull_area)))
+    return {4: "cross", 5: "star", 6: "star"}.get(deep, "blob")
+
+
+def classify_shape(contour: np.ndarray) -> tuple[str, float, float, int, float]:
+    """(shape name, circularity, solidity, polygon vertices, min-rect aspect) of one outline.
+
+    Uses how completely the outline fills its minimal enclosing triangle, rectangle and circle
+    (1.0 for the matching shape), which is steadier on small anti-aliased shapes than vertex
+    counts alone; vertex counts separate pentagons and hexagons.
+    """
+    area = float(cv2.contourArea(contour))
+    perim = float(cv2.arcLength(contour, True))
+    if area <= 0 or perim <= 0:
+        return "blob", 0.0, 0.0, 0, 1.0
+    circ = float(4 * np.pi * area / (perim * perim))
+    hull = cv2.convexHull(contour)
+    hull_area = float(cv2.contourArea(hull)) or area
+    solidity = area / hull_area
+    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+    aspect = float(max(rw, rh) / max(min(rw, rh), 1e-6))
+    nv = int(len(cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)))
+    if solidity < 0.8:
+        return _concave_shape(contour, hull_area), circ, solidity, nv, aspect
+    hull_pts = hull.reshape(-1, 1, 2).astype(np.float32)
+    tri_area, _ = cv2.minEnclosingTriangle(hull_pts)
+    fill_tri = hull_area / max(float(tri_area), 1e-6)
+    fill_rect = hull_area / max(rw * rh, 1e-6)
+    (_, _), rad = cv2.minEnclosingCircle(hull_pts)
+    fill_circle = hull_area / max(np.pi * rad * rad, 1e-6)
+    if fill_tri > 0.86:
+        name = "triangle"
+    elif fill_rect > 0.88:
+        name = "square" if aspect < 1.3 else "rectangle"
+    elif fill_circle > 0.88:
+        name = "circle"
+    elif len(contour) >= 5 and fill_rect > 0.72 and aspect >= 1.3 and circ > 0.7:
+        name = "ellipse"
+    elif nv == 6 and fill_circle > 0.75:
+        name = "hexagon"
+    elif nv == 5 and fill_circle > 0.65:
+        name = "pentagon"
+    elif fill_circle > 0.8 and circ > 0.8:
+        name = "hexagon" if nv >= 6 else "circle"
+    else:
+        name = "blob"
+    return name, circ, solidity, nv, aspect
+
+
+_ONES = np.ones((1, 3), np.float32)
+
+
+def _channel_sum(img: np.ndarray) -> np.ndarray:
+    """Sum over the 3 channels of a float32 image (cv2.transform is much faster than numpy here)."""
+    return cv2.transform(np.ascontiguousarray(img, np.float32), _ONES)
+
+
+def _lab_dist(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Per-pixel Euclidean Lab distance to an image or a single colour."""
+    diff = lab - np.asarray(ref, np.float32)
+    return cv2.sqrt(_channel_sum(diff * diff))
+
+
+class Segmenter:
+    """Per-frame object segmentation with fixed, documented thresholds (deterministic).
+
+    Options: ``work_side`` (processing resolution), ``min_area_frac``/``max_area_frac`` (object
+    size limits as fractions of the frame), ``fg_delta`` (Lab distance from background),
+    ``flat_std`` (local Lab std below which a pixel is "flat"), ``grow_delta`` (colour distance
+    for re-growing), ``ring_delta`` (colour step across the outline), ``interior_std`` (Lab std
+    inside an object above which it is background texture), ``textured`` (experimental, off:
+    a second pass on a smoothed image for striped/checkered/noisy objects that are flat only on
+    average), ``max_objects``.
+    """
+
+    def __init__(
+        self,
+        work_side: int = 224,
+        min_area_frac: float = 0.0012,
+        max_area_frac: float = 0.35,
+        fg_delta: float = 18.0,
+        flat_std: float = 7.0,
+        grow_delta: float = 16.0,
+        ring_delta: float = 14.0,
+        interior_std: float = 6.0,
+        textured: bool = False,
+        max_objects: int = 40,
+    ) -> None:
+        self.work_side = int(work_side)
+        self.min_area_frac = float(min_area_frac)
+        self.max_area_frac = float(max_area_frac)
+        self.fg_delta = float(fg_delta)
+        self.flat_std = float(flat_std)
+        self.grow_delta = float(grow_delta)
+        self.ring_delta = float(ring_delta)
+        self.interior_std = float(interior_std)
+        self.textured = bool(textured)
+        self.max_objects = int(max_objects)
+        self.key = (
+            self.work_side,
+            self.min_area_frac,
+            self.max_area_frac,
+            self.fg_delta,
+            self.flat_std,
+            self.grow_delta,
+            self.ring_delta,
+            self.interior_std,
+            self.textured,
+            self.max_objects,
+        )
+
+    @staticmethod
+    def _lab(rgb: np.ndarray) -> np.ndarray:
+        """CIE Lab as float32 (L 0-100, a/b signed) via OpenCV's fast 8-bit conversion."""
+        lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).astype(np.float32)
+        lab[..., 0] *= 100.0 / 255.0
+        lab[..., 1:] -= 128.0
+        return lab
+
+    @staticmethod
+    def background(lab: np.ndarray, grid: int = 24) -> np.ndarray:
+        """Large-scale background colour: a 5x5 median over a ``grid``-cell coarse image (Lab)."""
+        h, w = lab.shape[:2]
+        cs = float(grid) / max(h, w)
+        cw, ch = max(4, int(round(w * cs))), max(4, int(round(h * cs)))
+        coarse = cv2.resize(lab, (cw, ch), interpolation=cv2.INTER_AREA)
+        u8 = np.empty_like(coarse, dtype=np.uint8)
+        u8[..., 0] = np.clip(coarse[..., 0] * 2.55, 0, 255)
+        u8[..., 1:] = np.clip(coarse[..., 1:] + 128, 0, 255)
+        med = cv2.medianBlur(u8, 5).astype(np.float32)
+        med[..., 0] /= 2.55
+        med[..., 1:] -= 128
+        return cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR)
+
+    def _contrasts(self, lab: np.ndarray, mask: np.ndarray) -> bool:
+        """Whether the colour just inside the outline differs from the colour just outside it
+        (rejects patches of a smoothly varying background, whose colour continues across)."""
+        k3, k7 = np.ones((3, 3), np.uint8), np.ones((7, 7), np.uint8)
+        inner = (cv2.erode(mask, k3) > 0) & ~(cv2.erode(mask, k7) > 0)
+        if inner.sum() < 4:
+            inner = mask > 0
+        outer = (cv2.dilate(mask, k7) > 0) & ~(cv2.dilate(mask, k3) > 0)
+        if outer.sum() < 4:  # object fills its crop: nothing around it to compare with
+            return True
+        return float(np.linalg.norm(np.median(lab[inner], axis=0) - np.median(lab[outer], axis=0))) >= self.ring_delta
+
+    @staticmethod
+    def masked_background(lab: np.ndarray, objects: np.ndarray, grid: int = 16) -> np.ndarray:
+        """Background with found objects masked out (normalised averaging, holes inpainted)."""
+        h, w = lab.shape[:2]
+        cs = float(grid) / max(h, w)
+        cw, ch = max(4, int(round(w * cs))), max(4, int(round(h * cs)))
+        valid = (objects == 0).astype(np.float32)
+        num = cv2.resize(lab * valid[..., None], (cw, ch), interpolation=cv2.INTER_AREA)
+        den = cv2.resize(valid, (cw, ch), interpolation=cv2.INTER_AREA)
+        coarse = num / np.maximum(den, 1e-6)[..., None]
+        u8 = np.empty((ch, cw, 3), np.uint8)
+        u8[..., 0] = np.clip(coarse[..., 0] * 2.55, 0, 255)
+        u8[..., 1:] = np.clip(coarse[..., 1:] + 128, 0, 255)
+        holes = (den < 0.25).astype(np.uint8)
+        if holes.any() and not holes.all():
+            u8 = cv2.inpaint(u8, holes, 3, cv2.INPAINT_TELEA)
+        med = cv2.medianBlur(u8, 3).astype(np.float32)
+        med[..., 0] /= 2.55
+        med[..., 1:] -= 128
+        return cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR)
+
+    def segment(self, frame: np.ndarray) -> list[Segment]:
+        """Objects of one RGB uint8 frame, largest first.
+
+        A second pass with objects masked out of the background runs only when a large object
+        was found (the coarse median partly absorbs those and distorts the background near them).
+        """
+        small, scale = resize_max(frame, self.work_side)
+        h, w = small.shape[:2]
+        lab = self._lab(cv2.GaussianBlur(small, (3, 3), 0))
+        mean = cv2.blur(lab, (5, 5))
+        sq = cv2.blur(lab * lab, (5, 5))
+        flat = _channel_sum(np.maximum(sq - mean * mean, 0)) < self.flat_std**2
+        # two background scales: the fine one follows gradients, the coarse one sees large objects
+        dist = np.maximum(_lab_dist(lab, self.background(lab, 24)), _lab_dist(lab, self.background(lab, 10)))
+        found, union = self._extract(small, lab, flat, dist, scale)
+        if any(seg.area * scale * scale > 0.012 * h * w for seg in found):
+            bg = self.masked_background(lab, cv2.dilate(union, np.ones((5, 5), np.uint8)))
+            dist = _lab_dist(lab, bg)
+            found, union = self._extract(small, lab, flat, dist, scale)
+        # an object must differ from the background as a whole, not only at a seed spot
+        found = [seg for seg in found if seg.contrast >= self.fg_delta]
+        if self.textured:
+            found += self._textured(small, scale, union)
+        return found[: self.max_objects]
+
+    def _textured(self, small: np.ndarray, scale: float, taken: np.ndarray) -> list[Segment]:
+        """Striped/checkered/noisy objects: flat and distinct only once fine texture is averaged
+        out (median then mean filter); searched outside the objects already found."""
+        soft = cv2.blur(cv2.medianBlur(small, 5), (3, 3))
+        lab = self._lab(soft)
+        mean = cv2.blur(lab, (5, 5))
+        sq = cv2.blur(lab * lab, (5, 5))
+        flat = _channel_sum(np.maximum(sq - mean * mean, 0)) < (1.5 * self.flat_std) ** 2
+        dist = np.maximum(_lab_dist(lab, self.background(lab, 24)), _lab_dist(lab, self.background(lab, 10)))
+        found, _ = self._extract(small, lab, flat, dist, scale, taken=taken.copy())
+        return [seg for seg in found if seg.contrast >= self.fg_delta]
+
+    def _extract(
+        self,
+        small: np.ndarray,
+        lab: np.ndarray,
+        flat: np.ndarray,
+        dist: np.ndarray,
+        scale: float,
+        taken: np.ndarray | None = None,
+    ) -> tuple[list[Segment], np.ndarray]:
+        """Objects seeded by flat pixels far from the background, outside ``taken`` (objects
+        already found); returns them and the union mask (``taken`` updated in place)."""
+        h, w = small.shape[:2]
+        seed = ((dist > self.fg_delta) & flat).astype(np.uint8)
+        seed = cv2.morphologyEx(seed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        if taken is not None:
+            seed[cv2.dilate(taken, np.ones((5, 5), np.uint8)) > 0] = 0
+        else:
+            taken = np.zeros((h, w), np.uint8)
+        _n, lbl, stats, _ = cv2.connectedComponentsWithStats(seed, connectivity=8)
+        frame_area = float(h * w)
+        min_area = max(6.0, self.min_area_frac * frame_area)
+        out: list[Segment] = []
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        order = [k + 1 for k in np.argsort(-areas, kind="stable") if areas[k] >= min_area * 0.3]
+        k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
+        for k in order:
+            x, y, bw, bh = (int(v) for v in stats[k, :4])
+            pad = max(8, int(0.5 * max(bw, bh)))
+            x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+            comp = (lbl[y0:y1, x0:x1] == k).astype(np.uint8)
+            if taken[y0:y1, x0:x1][comp > 0].mean() > 0.5:
+                continue
+            crop = lab[y0:y1, x0:x1]
+            colour = np.median(crop[comp > 0], axis=0)
+            # re-grow through flat pixels of the same colour, then into pixels closer to the
+            # object's colour than to the background's (the 50% point of an anti-aliased edge);
+            # the outline is filled afterwards, and a background hole at its centre makes a ring
+            d_obj = _lab_dist(crop, colour)
+            same = (((d_obj < self.grow_delta) & flat[y0:y1, x0:x1]) | (comp > 0)).astype(np.uint8)
+            _, same_lbl = cv2.connectedComponents(same, connectivity=8)
+            keep = np.unique(same_lbl[comp > 0])
+            grown = np.isin(same_lbl, keep[keep > 0])
+            edge = (
+                (cv2.dilate(grown.astype(np.uint8), k5) > 0)
+                & (d_obj < dist[y0:y1, x0:x1])
+                & (d_obj < 3 * self.grow_delta)
+            )
+            raw = cv2.morphologyEx((grown | edge).astype(np.uint8), cv2.MORPH_CLOSE, k3)
+            cnts, _ = cv2.findContours(raw, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            if not cnts:
+                continue
+            cnt = max(cnts, key=cv2.contourArea)
+            mask = np.zeros_like(raw)
+            cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
+            hole = _central_hole(mask, raw)
+            area = float(mask.sum())
+            if area < min_area or area > self.max_area_frac * frame_area:
+                continue
+            if not self._contrasts(crop, mask):
+                continue
+            core = cv2.erode(mask & raw, np.ones((5, 5), np.uint8))  # the object's own pixels, not a ring's hole
+            if core.sum() >= 4 and float(np.linalg.norm(crop[core > 0].std(axis=0))) > self.interior_std:
+                continue  # a patch of texture, not a flat-coloured object
+            taken[y0:y1, x0:x1] |= mask
+            contrast = float(np.median(dist[y0:y1, x0:x1][(mask & raw) > 0]))
+            body = (mask > 0) & (raw > 0) & (dist[y0:y1, x0:x1] > 0.5 * self.fg_delta)
+            pix = small[y0:y1, x0:x1][body if body.sum() >= 4 else mask > 0]
+            name, rgb = dominant_color(pix)
+            shape, circ, sol, nv, aspect = classify_shape(cnt)
+            if hole > 0.08 and shape in ("circle", "ellipse", "hexagon", "pentagon", "blob") and sol > 0.85:
+                shape = "ring"
+            pts = (cnt.reshape(-1, 2).astype(np.float32) + np.array([x0, y0], np.float32)) / scale
+            bx, by, bw2, bh2 = cv2.boundingRect(cnt)
+            m = cv2.moments(mask, binaryImage=True)
+            cx = (x0 + m["m10"] / m["m00"]) / scale
+            cy = (y0 + m["m01"] / m["m00"]) / scale
+            box = ((x0 + bx) / scale, (y0 + by) / scale, (x0 + bx + bw2) / scale, (y0 + by + bh2) / scale)
+            out.append(
+                Segment(
+                    box=box,
+                    centroid=(cx, cy),
+                    area=area / scale**2,
+                    color=name,
+                    shape=shape,
+                    rgb=rgb,
+                    circularity=circ,
+                    solidity=sol,
+                    vertices=nv,
+                    aspect=aspect,
+                    contrast=contrast,
+                    contour=pts,
+                )
+            )
+            if len(out) >= self.max_objects:
+                break
+        return out, taken
+
+
+_DEFAULT = Segmenter()
+
+
+def segment_frame(frame: np.ndarray, segmenter: Segmenter | None = None) -> list[Segment]:
+    """Objects of one frame with the default (or given) segmenter."""
+    return (segmenter or _DEFAULT).segment(frame)
+
+
+def box_iou(a: tuple[float, ...] | list[float], b: tuple[float, ...] | list[float]) -> float:
+    """Intersection over union of two ``[x1, y1, x2, y2]`` boxes."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def segment_indices(
+    frames: np.ndarray, indices: np.ndarray | list[int], segmenter: Segmenter | None = None
+) -> list[list[Segment]]:
+    """Segments of ``frames[i]`` for each index (cached across tools and calls)."""
+    seg = segmenter or _DEFAULT
+    return [FRAME_MEMO.get(frames, int(i), ("segments", seg.key), seg.segment) for i in indices]

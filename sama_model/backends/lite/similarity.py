@@ -1,0 +1,90 @@
+"""LiteVisualSimilarity: content or style similarity of two clips' windows, scores in [0, 1].
+
+Frame embeddings come from :mod:`.features` (content: layout + hashes robust to re-encoding,
+crops and colour shifts; style: palette/texture/line statistics independent of layout). A clip
+pair is scored by symmetric best-match frame similarity, so near-duplicates with a temporal
+offset or different frame rates still match frame for frame; for content, centre crops of
+each side are matched too, so a cropped or slightly zoomed copy still scores high.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from mvx_tasks.video import VideoClip
+
+from .common import FRAME_MEMO, Window, window_indices, window_span
+from .features import content_embedding, orb_match_ratio, style_embedding
+
+_EMBED = {"content": content_embedding, "style": style_embedding}
+
+
+def centre_crop(frame: np.ndarray, frac: float) -> np.ndarray:
+    """The central ``frac`` of a frame, resized back to the frame's size."""
+    h, w = frame.shape[:2]
+    dy, dx = int(round(h * (1 - frac) / 2)), int(round(w * (1 - frac) / 2))
+    return cv2.resize(frame[dy : h - dy, dx : w - dx], (w, h), interpolation=cv2.INTER_AREA)
+
+
+class LiteVisualSimilarity:
+    """Options: ``n_frames`` (frames sampled per window), ``crop_scales`` (centre crops also
+    matched for content, so a cropped/zoomed copy still matches), ``keypoints`` (add an ORB match
+    ratio of the middle frames to content comparisons as extra evidence)."""
+
+    def __init__(self, n_frames: int = 8, crop_scales: tuple[float, ...] = (0.9, 0.8), keypoints: bool = True) -> None:
+        self.n_frames = int(n_frames)
+        self.crop_scales = tuple(float(c) for c in crop_scales)
+        self.keypoints = bool(keypoints)
+
+    def _crops(self, clip: VideoClip, window: Window, frac: float) -> np.ndarray:
+        idx = window_indices(clip, window, self.n_frames)
+
+        def fn(frame: np.ndarray) -> np.ndarray:
+            return content_embedding(centre_crop(frame, frac))
+
+        return np.stack([FRAME_MEMO.get(clip.frames, int(i), ("embed", "content", frac), fn) for i in idx])
+
+    def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray:
+        """[n, d] L2-normalised frame embeddings of up to ``n_frames`` frames of the window."""
+        if aspect not in _EMBED:
+            raise ValueError(f"aspect must be 'content' or 'style', not {aspect!r}")
+        idx = window_indices(clip, window, self.n_frames)
+        fn = _EMBED[aspect]
+        rows = [FRAME_MEMO.get(clip.frames, int(i), ("embed", aspect), fn) for i in idx]
+        dim = len(fn(np.zeros((8, 8, 3), np.uint8))) if not rows else len(rows[0])
+        return np.stack(rows).astype(np.float32) if rows else np.zeros((0, dim), np.float32)
+
+    def compare(
+        self,
+        a: VideoClip,
+        b: VideoClip,
+        window_a: Window = (None, None),
+        window_b: Window = (None, None),
+        aspect: str = "content",
+    ) -> dict:
+        ea, eb = self.embed(a, window_a, aspect), self.embed(b, window_b, aspect)
+        if len(ea) == 0 or len(eb) == 0:
+            return {"score": 0.0, "frame_scores": [], "aspect": aspect, "note": "empty window"}
+        sims = ea @ eb.T
+        if aspect == "content":  # a cropped copy matches a centre crop of the original, or vice versa
+            for frac in self.crop_scales:
+                sims = np.maximum(sims, self._crops(a, window_a, frac) @ eb.T)
+                sims = np.maximum(sims, ea @ self._crops(b, window_b, frac).T)
+        sims = np.clip(sims, 0.0, 1.0)
+        a_to_b, b_to_a = sims.max(axis=1), sims.max(axis=0)
+        score = float((a_to_b.mean() + b_to_a.mean()) / 2)
+        mean_a, mean_b = ea.mean(0), eb.mean(0)
+        clip_cos = float(mean_a @ mean_b / max(np.linalg.norm(mean_a) * np.linalg.norm(mean_b), 1e-9))
+        out = {
+            "score": round(score, 4),
+            "frame_scores": [round(float(x), 4) for x in a_to_b],
+            "clip_score": round(max(0.0, min(1.0, clip_cos)), 4),
+            "aspect": aspect,
+            "window_a": window_span(a, window_a),
+            "window_b": window_span(b, window_b),
+        }
+        if self.keypoints and aspect == "content":
+            ia, ib = window_indices(a, window_a), window_indices(b, window_b)
+            out["keypoint_match"] = round(orb_match_ratio(a.frames[ia[len(ia) // 2]], b.frames[ib[len(ib) // 2]]), 4)
+        return out

@@ -1,0 +1,171 @@
+"""LiteObjectTracker: segmented objects associated across frames into identity-stable tracks.
+
+Each frame's objects (from :mod:`.segmentation`) are matched to existing tracks with the
+Hungarian algorithm on a cost mixing predicted-centroid distance (constant-velocity prediction,
+so a panning camera does not break tracks), box IoU, size change and colour difference; tracks
+survive short gaps (occlusion, a missed detection). Unique counts are the number of tracks of
+a label that last long enough to be real.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from mvx_tasks.video import VideoClip
+
+from .common import TRACK_FRAMES, Query, Window, parse_query, window_indices, window_span
+from .segmentation import Segment, Segmenter, box_iou, segment_indices
+
+_BIG = 1e6
+
+
+@dataclass
+class Track:
+    """One object over time: the frame positions (indices into the sampled frames) and segments."""
+
+    id: int
+    steps: list[int] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        names = Counter(s.shape for s in self.segments)
+        best = names.most_common()
+        # a named shape beats "blob" when the outline was ambiguous in a few frames
+        for name, n in best:
+            if name != "blob" and n >= 0.25 * len(self.segments):
+                return name
+        return best[0][0]
+
+    @property
+    def color(self) -> str:
+        return Counter(s.color for s in self.segments).most_common(1)[0][0]
+
+    def centroids(self) -> np.ndarray:
+        return np.array([s.centroid for s in self.segments], np.float64)
+
+    def areas(self) -> np.ndarray:
+        return np.array([s.area for s in self.segments], np.float64)
+
+    def predict(self, step: int) -> np.ndarray:
+        """Centroid expected at ``step`` under constant velocity over the last two observations."""
+        c = self.centroids()
+        if len(c) < 2:
+            return c[-1]
+        dt = max(self.steps[-1] - self.steps[-2], 1)
+        v = (c[-1] - c[-2]) / dt
+        return c[-1] + v * (step - self.steps[-1])
+
+
+class LiteObjectTracker:
+    """Options: ``max_frames`` (frames of the window used), ``max_gap`` (frames a track may miss),
+    ``min_track_frames`` (shortest track counted), ``gate`` (largest centroid jump, in object
+    sizes), plus :class:`Segmenter` options prefixed ``seg_`` (e.g. ``seg_fg_delta``)."""
+
+    def __init__(
+        self,
+        max_frames: int = TRACK_FRAMES,
+        max_gap: int = 3,
+        min_track_frames: int = 3,
+        gate: float = 2.5,
+        **seg_options: float,
+    ) -> None:
+        self.max_frames = int(max_frames)
+        self.max_gap = int(max_gap)
+        self.min_track_frames = int(min_track_frames)
+        self.gate = float(gate)
+        self.segmenter = Segmenter(**{k[4:]: v for k, v in seg_options.items() if k.startswith("seg_")})
+
+    # -- association ---------------------------------------------------------------------------
+    def _cost(self, track: Track, seg: Segment, step: int, diag: float) -> float:
+        last = track.segments[-1]
+        size = max(np.sqrt(last.area), np.sqrt(seg.area), 0.02 * diag)
+        d_pred = float(np.linalg.norm(track.predict(step) - np.asarray(seg.centroid))) / size
+        d_last = float(np.linalg.norm(np.asarray(last.centroid) - np.asarray(seg.centroid))) / size
+        d = min(d_pred, d_last + 0.25)
+        colour = float(np.linalg.norm(np.subtract(last.rgb, seg.rgb))) / 100.0
+        size_change = abs(float(np.log(max(seg.area, 1.0) / max(last.area, 1.0))))
+        if d > self.gate * (1 + 0.5 * (step - track.steps[-1] - 1)) or colour > 1.2 or size_change > 1.2:
+            return _BIG
+        return d + colour + 0.5 * size_change + 0.5 * (1.0 - box_iou(last.box, seg.box))
+
+    def tracks_for(self, clip: VideoClip, window: Window = (None, None)) -> tuple[list[Track], np.ndarray, np.ndarray]:
+        """All tracks of the window (no filtering), the sampled frame indices and their times."""
+        idx = window_indices(clip, window, self.max_frames)
+        per_frame = segment_indices(clip.frames, idx, self.segmenter)
+        h, w = clip.frames.shape[1:3]
+        diag = float(np.hypot(h, w))
+        active: list[Track] = []
+        done: list[Track] = []
+        for step, segs in enumerate(per_frame):
+            still = []
+            for t in active:
+                (still if step - t.steps[-1] <= self.max_gap + 1 else done).append(t)
+            active = still
+            matched: set[int] = set()
+            if active and segs:
+                cost = np.array([[self._cost(t, s, step, diag) for s in segs] for t in active])
+                rows, cols = linear_sum_assignment(cost)
+                for r, c in zip(rows, cols):
+                    if cost[r, c] < _BIG:
+                        active[r].steps.append(step)
+                        active[r].segments.append(segs[c])
+                        matched.add(int(c))
+            for j, s in enumerate(segs):
+                if j not in matched:
+                    active.append(Track(id=-1, steps=[step], segments=[s]))
+        tracks = done + active
+        tracks.sort(key=lambda t: (t.steps[0], t.segments[0].centroid[0], t.segments[0].centroid[1]))
+        for i, t in enumerate(tracks, 1):
+            t.id = i
+        return tracks, idx, clip.timestamps[idx]
+
+    def min_length(self, n_steps: int) -> int:
+        return max(1, min(self.min_track_frames, n_steps // 3 if n_steps >= 3 else 1))
+
+    def confirmed(self, tracks: list[Track], n_steps: int, query: Query | None = None) -> list[Track]:
+        """Tracks long enough to be real and matching the query's colours/shapes."""
+        keep = [t for t in tracks if len(t.steps) >= self.min_length(n_steps)]
+        if query is not None:
+            keep = [t for t in keep if query.matches(t.color, t.label)]
+        return keep
+
+    # -- contract ------------------------------------------------------------------------------
+    def track(self, clip: VideoClip, query: str = "", window: Window = (None, None)) -> dict:
+        q = parse_query(query)
+        tracks, idx, times = self.tracks_for(clip, window)
+        keep = self.confirmed(tracks, len(idx), q)
+        counts: Counter[str] = Counter(t.label for t in keep)
+        named: Counter[str] = Counter(f"{t.color} {t.label}" for t in keep)
+        per_step: dict[str, Counter[int]] = {}
+        for t in keep:
+            for st in t.steps:
+                per_step.setdefault(t.label, Counter())[st] += 1
+        max_pf = {lab: max(c.values()) for lab, c in per_step.items()}
+        out_tracks = []
+        for t in keep:
+            c = t.centroids()
+            out_tracks.append(
+                {
+                    "id": t.id,
+                    "label": t.label,
+                    "color": t.color,
+                    "times": [round(float(times[s]), 3) for s in t.steps],
+                    "boxes": [[round(v, 1) for v in s.box] for s in t.segments],
+                    "centroids": [[round(float(x), 1), round(float(y), 1)] for x, y in c],
+                    "displacement": [round(float(c[-1, 0] - c[0, 0]), 1), round(float(c[-1, 1] - c[0, 1]), 1)],
+                }
+            )
+        return {
+            "tracks": out_tracks,
+            "counts": dict(sorted(counts.items())),
+            "counts_by_name": dict(sorted(named.items())),
+            "max_per_frame": dict(sorted(max_pf.items())),
+            "frames_used": int(len(idx)),
+            "window": window_span(clip, window),
+            "query_filter": q.target or None,
+        }

@@ -1,0 +1,127 @@
+"""Visual similarity: near-duplicates beat different clips; style and content are separable."""
+
+import cv2
+import numpy as np
+import pytest
+
+from sama_model.backends.lite.features import CONTENT_DIM, STYLE_DIM, dhash, hamming_similarity, phash
+from sama_model.backends.lite.fixtures import (
+    background,
+    camera_clip,
+    draw_shape,
+    jpeg_roundtrip,
+    make_clip,
+    textured_image,
+)
+from sama_model.backends.lite.similarity import LiteVisualSimilarity
+
+SIM = LiteVisualSimilarity()
+
+
+def _scene_clip(seed: int, n: int = 8) -> "object":
+    rng = np.random.default_rng(seed)
+    img = textured_image(500, 700, seed=seed)
+    for _ in range(6):
+        draw_shape(
+            img,
+            str(rng.choice(["circle", "square", "triangle", "star"])),
+            tuple(int(c) for c in rng.integers(0, 255, 3)),
+            tuple(float(v) for v in rng.uniform(80, 420, 2)),
+            float(rng.uniform(20, 50)),
+        )
+    return camera_clip(img, n_frames=n, shift=(3, 1), crop=300)
+
+
+REF = _scene_clip(1)
+
+
+@pytest.mark.parametrize("variant", ["jpeg", "colour", "crop", "brightness"])
+def test_near_duplicates_beat_different_clips(variant):
+    f = REF.frames
+    if variant == "jpeg":
+        dup = jpeg_roundtrip(f, quality=20)
+    elif variant == "colour":
+        dup = np.clip(f.astype(int) * [1.0, 0.85, 0.7] + [25, 0, -10], 0, 255).astype(np.uint8)
+    elif variant == "crop":
+        dup = np.stack([cv2.resize(x[18:-18, 18:-18], (224, 224)) for x in f])
+    else:
+        dup = np.clip(f.astype(int) * 0.7 + 40, 0, 255).astype(np.uint8)
+    dup_score = SIM.compare(REF, make_clip(dup))["score"]
+    others = [SIM.compare(REF, _scene_clip(s))["score"] for s in (2, 3, 4)]
+    assert dup_score > 0.85 and max(others) < 0.5
+    assert all(0.0 <= x <= 1.0 for x in others)
+
+
+def test_embeddings_shape_and_norm():
+    e = SIM.embed(REF)
+    s = SIM.embed(REF, aspect="style")
+    assert e.shape == (8, CONTENT_DIM) and s.shape == (8, STYLE_DIM)
+    assert np.allclose(np.linalg.norm(e, axis=1), 1, atol=1e-5) and np.allclose(np.linalg.norm(s, axis=1), 1, atol=1e-5)
+    assert SIM.compare(REF, REF)["score"] == pytest.approx(1.0, abs=1e-4)
+    assert SIM.embed(REF, window=(0.0, 0.3)).shape[0] == 3  # frames at 0, 0.125, 0.25 s
+
+
+def test_window_selects_frames():
+    # the second half of a clip matches a clip made of its second half better than of its first half
+    long = _scene_clip(7, n=24)
+    tail = make_clip(long.frames[12:])
+    head = make_clip(long.frames[:12])
+    assert SIM.compare(long, tail, window_a=(1.5, 3.0))["score"] > SIM.compare(long, head, window_a=(1.5, 3.0))["score"]
+
+
+def _flat_style(img: np.ndarray) -> np.ndarray:
+    """Cartoon: posterised vivid colours with dark outlines."""
+    q = (img // 64) * 64 + 32
+    hsv = cv2.cvtColor(q.astype(np.uint8), cv2.COLOR_RGB2HSV)
+    hsv[..., 1] = np.clip(hsv[..., 1].astype(int) * 2, 0, 255)
+    out = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)
+    edges = cv2.Canny(cv2.cvtColor(img, cv2.COLOR_RGB2GRAY), 50, 120)
+    out[cv2.dilate(edges, np.ones((2, 2), np.uint8)) > 0] = 0
+    return out
+
+
+def _soft_style(img: np.ndarray, seed: int) -> np.ndarray:
+    """Painterly/photographic: desaturated, blurred, with fine grain."""
+    rng = np.random.default_rng(seed)
+    g = cv2.GaussianBlur(img, (0, 0), 2.0).astype(np.float32)
+    grey = g.mean(2, keepdims=True)
+    g = grey + 0.35 * (g - grey)
+    return np.clip(g + rng.normal(0, 9, g.shape), 0, 255).astype(np.uint8)
+
+
+def _layout(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    img = background(224, 224, "gradient", seed=seed, base=tuple(int(c) for c in rng.integers(60, 200, 3)))
+    for _ in range(5):
+        draw_shape(
+            img,
+            str(rng.choice(["circle", "square", "triangle", "star"])),
+            tuple(int(c) for c in rng.integers(0, 255, 3)),
+            tuple(float(v) for v in rng.uniform(30, 194, 2)),
+            float(rng.uniform(18, 40)),
+        )
+    return img
+
+
+def test_style_and_content_are_separable():
+    l1, l2 = _layout(11), _layout(12)
+    a = make_clip([_flat_style(l1)] * 4)  # layout 1, cartoon
+    b = make_clip([_flat_style(l2)] * 4)  # layout 2, cartoon
+    c = make_clip([_soft_style(l1, 0)] * 4)  # layout 1, soft
+    content_same, content_diff = SIM.compare(a, c)["score"], SIM.compare(a, b)["score"]
+    style_same, style_diff = SIM.compare(a, b, aspect="style")["score"], SIM.compare(a, c, aspect="style")["score"]
+    assert content_same > content_diff + 0.2
+    assert style_same > style_diff + 0.1
+
+
+def test_perceptual_hashes_survive_reencoding():
+    f = REF.frames[0]
+    j = jpeg_roundtrip(f[None], quality=15)[0]
+    other = _scene_clip(5).frames[0]
+    assert hamming_similarity(phash(f), phash(j)) >= 0.9 and hamming_similarity(dhash(f), dhash(j)) >= 0.85
+    assert hamming_similarity(phash(f), phash(other)) < 0.75
+
+
+def test_bad_aspect_is_an_error():
+    with pytest.raises(ValueError, match="aspect"):
+        SIM.embed(REF, aspect="colour")

@@ -1,0 +1,99 @@
+"""Tracker identities and unique counts; scene-graph per-frame objects, relations and counts."""
+
+import numpy as np
+import pytest
+
+from sama_model.backends.lite.fixtures import Mover, render_scene
+from sama_model.backends.lite.scene_graph import LiteSceneGraph
+from sama_model.backends.lite.tracker import LiteObjectTracker
+
+MOVERS = [
+    Mover("circle", "red", (30, 40), (5, 0), 12),
+    Mover("circle", "red", (200, 110), (-5, 0), 12),
+    Mover("square", "blue", (100, 200), (0, -4), 14),
+    Mover("triangle", "green", (40, 180), (0, 0), 15, appear=8),
+    Mover("star", "yellow", (160, 160), (0, 0), 20, spin=10),
+]
+CLIP = render_scene(MOVERS, n_frames=24, bg="noise")
+
+
+def test_tracks_have_stable_ids_and_exact_counts():
+    res = LiteObjectTracker().track(CLIP)
+    assert res["counts"] == {"circle": 2, "square": 1, "star": 1, "triangle": 1}
+    assert res["counts_by_name"] == {"blue square": 1, "green triangle": 1, "red circle": 2, "yellow star": 1}
+    assert res["max_per_frame"] == {"circle": 2, "square": 1, "star": 1, "triangle": 1}
+    by_start = {(t["color"], t["label"], tuple(round(v) for v in t["centroids"][0])): t for t in res["tracks"]}
+    left = by_start[("red", "circle", (30, 40))]
+    # one identity follows the left red circle through all 24 frames, moving 5 px per frame
+    assert len(left["times"]) == 24 and left["displacement"] == pytest.approx([115.0, 0.0], abs=1.5)
+    xs = [c[0] for c in left["centroids"]]
+    assert np.allclose(np.diff(xs), 5, atol=0.8)
+    tri = by_start[("green", "triangle", (40, 180))]
+    assert tri["times"][0] == pytest.approx(1.0)  # appears at frame 8 of an 8-fps clip
+    assert sorted(t["id"] for t in res["tracks"]) == [1, 2, 3, 4, 5]
+
+
+def test_query_filters_tracks():
+    res = LiteObjectTracker().track(CLIP, "how many red circles?")
+    assert res["counts"] == {"circle": 2} and {t["color"] for t in res["tracks"]} == {"red"}
+    assert LiteObjectTracker().track(CLIP, "purple stars")["counts"] == {}
+
+
+def test_unique_count_exceeds_per_frame_count_when_objects_replace_each_other():
+    movers = [
+        Mover("circle", "blue", (60, 100), (0, 0), 14, vanish=8),
+        Mover("circle", "blue", (160, 100), (0, 0), 14, appear=8, vanish=16),
+        Mover("circle", "blue", (110, 180), (0, 0), 14, appear=16),
+    ]
+    res = LiteObjectTracker().track(render_scene(movers, n_frames=24))
+    assert res["counts"] == {"circle": 3} and res["max_per_frame"] == {"circle": 1}
+
+
+def test_window_restricts_tracking():
+    res = LiteObjectTracker().track(CLIP, window=(0.0, 0.5))
+    assert res["counts"] == {"circle": 2, "square": 1, "star": 1}  # the triangle appears at 1.0 s
+    assert max(t for tr in res["tracks"] for t in tr["times"]) <= 0.5
+
+
+def test_scene_graph_objects_relations_and_counts():
+    res = LiteSceneGraph().graph(CLIP, n_frames=8)
+    assert len(res["frames"]) == 8
+    assert res["counts"] == {"circle": 2, "square": 1, "star": 1, "triangle": 1}  # triangle in 5 of 8 frames
+    assert res["counts_by_name"]["red circle"] == 2
+    first = res["frames"][0]  # t = 0.125: the triangle has not appeared yet
+    assert first["t"] == pytest.approx(0.125)
+    labels = sorted(o["label"] for o in first["objects"])
+    assert labels == ["circle", "circle", "square", "star"]
+    objs = {o["id"]: o for o in first["objects"]}
+    sq = next(o for o in first["objects"] if o["label"] == "square")
+    star = next(o for o in first["objects"] if o["label"] == "star")
+    rel = {(r["subject"], r["object"]): r["predicate"] for r in first["relations"]}
+    pred = (
+        rel.get((sq["id"], star["id"]))
+        or {"left of": "right of", "right of": "left of", "above": "below", "below": "above"}[
+            rel[(star["id"], sq["id"])]
+        ]
+    )
+    assert pred == "left of"  # square at x~100, star at x~160, similar heights
+    assert all(0 <= o["score"] <= 1 and o["attributes"]["size"] in ("small", "medium", "large") for o in objs.values())
+    x1, y1, x2, y2 = sq["box"]
+    assert (x1 + x2) / 2 == pytest.approx(100, abs=1.5) and (y1 + y2) / 2 == pytest.approx(196, abs=1.5)
+
+
+def test_scene_graph_query_and_overlap():
+    movers = [
+        Mover("square", "red", (100, 100), (0, 0), 30),
+        Mover("circle", "blue", (125, 100), (0, 0), 14),
+        Mover("circle", "blue", (40, 40), (0, 0), 10),
+    ]
+    res = LiteSceneGraph().graph(render_scene(movers, n_frames=4, bg="plain"), "blue circles", n_frames=4)
+    assert res["counts"] == {"circle": 2} and res["query_filter"] == "blue circle"
+    res = LiteSceneGraph().graph(render_scene(movers, n_frames=4, bg="plain"), n_frames=4)
+    assert res["counts"] == {"circle": 2, "square": 1}
+    f = res["frames"][0]
+    square = next(o["id"] for o in f["objects"] if o["label"] == "square")
+    touching = next(o["id"] for o in f["objects"] if o["label"] == "circle" and o["box"][0] > 80)
+    far = next(o["id"] for o in f["objects"] if o["label"] == "circle" and o["box"][0] < 80)
+    rel = {frozenset((r["subject"], r["object"])): r["predicate"] for r in f["relations"]}
+    assert rel[frozenset((square, touching))] == "overlapping"
+    assert rel[frozenset((square, far))] != "overlapping"
