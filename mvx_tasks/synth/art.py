@@ -3,7 +3,7 @@
 Appendix A: the positive comes from the same show, negatives from other shows; the model must
 judge how things are drawn, not what. A style is five attributes (palette, outline, shading,
 texture overlay, posterisation); negatives differ from the reference in a few of them (fewer on
-hard), so many share its palette and a mean-colour match does not find the positive.
+hard) and most keep its palette, so a mean-colour match does not find the positive.
 """
 from __future__ import annotations
 
@@ -39,8 +39,15 @@ def style_name(style: dict) -> str:
     return "/".join(style[a] for a in ATTRIBUTES)
 
 
-def _variant(rng: np.random.Generator, ref: dict, n_change: int) -> dict:
-    attrs = list(rng.choice(list(ATTRIBUTES), size=n_change, replace=False))
+PALETTE_CHANGE = {"easy": 0.5, "default": 0.2, "hard": 0.1}  # most negatives keep the reference's palette
+
+
+def _variant(rng: np.random.Generator, ref: dict, n_change: int, p_palette: float) -> dict:
+    others = [a for a in ATTRIBUTES if a != "palette"]
+    if rng.random() < p_palette:
+        attrs = ["palette"] + list(rng.choice(others, size=n_change - 1, replace=False))
+    else:
+        attrs = list(rng.choice(others, size=n_change, replace=False))
     out = dict(ref)
     for a in attrs:
         out[a] = str(rng.choice([v for v in ATTRIBUTES[a] if v != ref[a]]))
@@ -92,7 +99,7 @@ def _render(style: dict, ctx: QuestionContext, k: int):
                                outline_width=width, outline_colour=ocol, colour2=fg_cols[0])
             m = str(rng.choice(("drift", "bounce", "still", "slide", "spin")))
             layers.append(Layer(patch, motion_track(m, T, FPS, (x, y), rng, size=r, amount=0.5)))
-        grade = Grade(gain=float(rng.uniform(0.92, 1.08)), tint=tuple(rng.normal(0, 3, 3)), noise=1.0)
+        grade = Grade(gain=float(rng.uniform(0.8, 1.2)), tint=tuple(rng.normal(0, 6, 3)), noise=1.0)
         return render(Scene(bg, layers, cam, grade), rng, post=_style_hook(style, rng))
     return run
 
@@ -108,7 +115,7 @@ def build(ctx: QuestionContext) -> Planned:
             styles.append(dict(ref))
             continue
         for _ in range(100):
-            s = _variant(rng, ref, int(rng.integers(lo, hi + 1)))
+            s = _variant(rng, ref, int(rng.integers(lo, hi + 1)), PALETTE_CHANGE[ctx.difficulty.name])
             if s not in styles:
                 break
         else:

@@ -89,6 +89,7 @@ class VideoJob:
     label: str
     render: Callable[[], np.ndarray]  # -> uint8 frames [T, H, W, 3]
     subtitle: list[SubtitleSegment] | None = None
+    crf: int | None = None  # encoding quality override (VS re-encodes near-duplicates)
 
 
 @dataclass

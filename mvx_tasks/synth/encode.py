@@ -28,7 +28,7 @@ def encode_mp4(frames: np.ndarray, path: str | Path, fps: int = FPS, crf: int = 
         stream = container.add_stream("libx264", rate=fps)
         stream.width, stream.height = int(frames.shape[2]), int(frames.shape[1])
         stream.pix_fmt = "yuv420p"
-        stream.options = {"crf": str(crf), "preset": "veryfast", "threads": "1", "bframes": "0",
+        stream.options = {"crf": str(crf), "preset": "superfast", "threads": "1", "bframes": "0",
                           "g": str(2 * fps), "sc_threshold": "0"}
         stream.codec_context.thread_count = 1
         for f in frames:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import multiprocessing as mp
 import os
-import shutil
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Iterable
@@ -16,7 +15,7 @@ from typing import Iterable
 from ..registry import BENCH_CODES, get_task
 from ..schema import Sample, Video, validate_sample, write_jsonl
 from .common import Planned, QuestionContext, get_difficulty, jsonable, slug
-from .encode import encode_mp4, write_srt
+from .encode import CRF, encode_mp4, write_srt
 
 GENERATOR_VERSION = 1
 TASK_MODULES = {code: code.lower() for code in BENCH_CODES}
@@ -61,7 +60,7 @@ def build_question(code: str, index: int, seed: int, difficulty: str, out_dir: s
     if out_dir is not None:
         root = Path(out_dir)
         for job, video in zip(planned.videos, sample.videos):
-            encode_mp4(job.render(), root / video.path)
+            encode_mp4(job.render(), root / video.path, crf=job.crf or CRF)
             if job.subtitle:
                 write_srt(job.subtitle, root / video.subtitle)
     return sample.to_dict()
@@ -119,5 +118,3 @@ def generate(out_dir, per_task: int = 20, seed: int = 0, difficulty: str = "defa
     return out
 
 
-def remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

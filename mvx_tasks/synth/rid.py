@@ -44,24 +44,24 @@ def look_alike(rng: np.random.Generator, ident: dict, n_change: int) -> dict:
 
 def figure_patch(ident: dict, rng: np.random.Generator, aspect: float) -> Patch:
     """Compose the figure: legs, then body, head and badge (aspect < 1 = seen from an angle)."""
-    body = make_patch(ident["body_shape"], 16, COLOURS[ident["body_colour"]], rng, texture_kind=ident["body_texture"],
+    body = make_patch(ident["body_shape"], 18, COLOURS[ident["body_colour"]], rng, texture_kind=ident["body_texture"],
                       aspect=aspect, outline_width=1, period=5.0)
-    leg = make_patch("bar", 10, COLOURS["black"], rng, shading="flat")
+    leg = make_patch("bar", 9, COLOURS["black"], rng, shading="flat")
     n_legs = 2 if ident["legs"] == "two" else 3
     fig = Patch(np.zeros((96, 96, 4), np.float32))
     for i in range(n_legs):
-        fig = paste_patch(fig, leg, (i - (n_legs - 1) / 2) * 9 * aspect, 20)
+        fig = paste_patch(fig, leg, (i - (n_legs - 1) / 2) * 11 * aspect, 24)
     fig = paste_patch(fig, body, 0, 0)
-    head = make_patch(ident["head_shape"], 9, COLOURS[ident["head_colour"]], rng, aspect=aspect, outline_width=1)
-    fig = paste_patch(fig, head, 0, -25)
-    badge = make_patch(ident["badge_shape"], 5, COLOURS[ident["badge_colour"]], rng, shading="flat", aspect=aspect)
+    head = make_patch(ident["head_shape"], 10, COLOURS[ident["head_colour"]], rng, aspect=aspect, outline_width=1)
+    fig = paste_patch(fig, head, 0, -28)
+    badge = make_patch(ident["badge_shape"], 6, COLOURS[ident["badge_colour"]], rng, shading="flat", aspect=aspect)
     return paste_patch(fig, badge, 5 * aspect, -2)
 
 
 def _render(ident: dict, ctx: QuestionContext, k: int):
     def run() -> np.ndarray:
         rng = ctx.rng(k + 1)
-        aspect, scale = float(rng.uniform(0.6, 1.0)), float(rng.uniform(0.75, 1.2))
+        aspect, scale = float(rng.uniform(0.7, 1.0)), float(rng.uniform(0.75, 1.2))
         cam = static_camera(T, 320, 240, rng, ctx.difficulty.jitter)
         tt = np.arange(T) / FPS
         x0, y0 = 160 + rng.uniform(-45, 0), 120 + rng.uniform(-10, 15)

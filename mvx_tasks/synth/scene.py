@@ -215,6 +215,9 @@ def render(scene: Scene, rng: np.random.Generator, *, mode: str = "rgb",
     T = len(cam)
     out = np.empty((T, cam.out_h, cam.out_w, 3), np.uint8)
     tint = np.asarray(g.tint, np.float32)
+    pad = 24  # sensor noise: one random field, shifted and sign-flipped per frame (cheap, still i.i.d.-looking)
+    noise = (rng.standard_normal((cam.out_h + pad, cam.out_w + pad, 3), dtype=np.float32) * g.noise
+             if g.noise > 0 else None)
     for t in range(T):
         canvas = compose(scene, t, mode)
         frame = cv2.warpPerspective(canvas, cam.mats[t], (cam.out_w, cam.out_h),
@@ -224,7 +227,8 @@ def render(scene: Scene, rng: np.random.Generator, *, mode: str = "rgb",
         frame = frame * (g.gain * light) + (tint if mode in ("rgb", "edges") else 0.0)
         if post is not None:
             frame = post(frame, t)
-        if g.noise > 0:
-            frame = frame + rng.standard_normal(frame.shape, dtype=np.float32) * g.noise
+        if noise is not None:
+            oy, ox = rng.integers(0, pad, 2)
+            frame = frame + noise[oy:oy + cam.out_h, ox:ox + cam.out_w] * (1.0 if rng.random() < 0.5 else -1.0)
         out[t] = np.clip(frame, 0, 255).astype(np.uint8)
     return out

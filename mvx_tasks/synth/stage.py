@@ -26,21 +26,30 @@ def patch_of(app: dict, rng: np.random.Generator, **kw):
 
 def place(rng: np.random.Generator, radii: list[float], box: tuple[float, float, float, float],
           existing: list[tuple[float, float, float]] | None = None, gap: float = 3.0,
-          tries: int = 400) -> list[tuple[float, float]]:
-    """Non-overlapping centres for discs of the given radii inside ``box`` (rejection sampling)."""
-    placed = list(existing or [])
-    out = []
+          tries: int = 200, restarts: int = 30) -> list[tuple[float, float]]:
+    """Non-overlapping centres for discs of the given radii inside ``box`` (rejection sampling).
+
+    Greedy placement can paint itself into a corner, so it restarts; after ten restarts the
+    required clearance shrinks a little each time (objects may then touch, never stack).
+    """
     x0, y0, x1, y1 = box
-    for r in radii:
-        for _ in range(tries):
-            x, y = rng.uniform(x0 + r, x1 - r), rng.uniform(y0 + r, y1 - r)
-            if all((x - px) ** 2 + (y - py) ** 2 >= (r + pr + gap) ** 2 for px, py, pr in placed):
+    for attempt in range(restarts):
+        shrink = 1.0 if attempt < 10 else 0.93 ** (attempt - 9)
+        placed = list(existing or [])
+        out: list[tuple[float, float]] = []
+        for r in radii:
+            rr = r * shrink
+            for _ in range(tries):
+                x, y = rng.uniform(x0 + rr, x1 - rr), rng.uniform(y0 + rr, y1 - rr)
+                if all((x - px) ** 2 + (y - py) ** 2 >= (rr + pr * shrink + gap) ** 2 for px, py, pr in placed):
+                    placed.append((x, y, r))
+                    out.append((float(x), float(y)))
+                    break
+            else:
                 break
-        else:
-            raise GenerationError(f"cannot place {len(radii)} objects without overlap in box {box}")
-        placed.append((x, y, r))
-        out.append((float(x), float(y)))
-    return out
+        if len(out) == len(radii):
+            return out
+    raise GenerationError(f"cannot place {len(radii)} objects without overlap in box {box}")
 
 
 def backdrop(rng: np.random.Generator, w: int = 320, h: int = 240, kind: str | None = None,
