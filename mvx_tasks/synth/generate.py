@@ -106,7 +106,9 @@ def generate(out_dir, per_task: int = 20, seed: int = 0, difficulty: str = "defa
                 results.append(_job(j))
                 bar and bar.update()
         else:
-            method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+            # not "fork": the caller may hold threads (torch, OpenCV, a harness), and a forked child
+            # inheriting a held lock deadlocks; forkserver/spawn start clean interpreters.
+            method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
             with ProcessPoolExecutor(workers, mp_context=mp.get_context(method), initializer=_init_worker) as pool:
                 for r in pool.map(_job, jobs, chunksize=1):
                     results.append(r)

@@ -65,6 +65,12 @@ SHAPE_WORDS: dict[str, str] = {
     "oval": "ellipse",
     "pentagon": "pentagon",
     "hexagon": "hexagon",
+    "cross": "cross",
+    "plus": "cross",
+    "ring": "ring",
+    "donut": "ring",
+    "doughnut": "ring",
+    "annulus": "ring",
     "blob": "blob",
     "diamond": "square",
 }
@@ -84,6 +90,8 @@ SHAPES: tuple[str, ...] = (
     "pentagon",
     "hexagon",
     "star",
+    "cross",
+    "ring",
     "blob",
 )
 COLORS: tuple[str, ...] = (

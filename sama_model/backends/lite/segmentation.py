@@ -179,8 +179,10 @@ def classify_shape(contour: np.ndarray) -> tuple[str, float, float, int, float]:
     (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
     aspect = float(max(rw, rh) / max(min(rw, rh), 1e-6))
     nv = int(len(cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)))
-    if solidity < 0.8:
-        return _concave_shape(contour, hull_area), circ, solidity, nv, aspect
+    if solidity < 0.9:  # notches survive small scales better than solidity does (blurred tips)
+        notched = _concave_shape(contour, hull_area)
+        if notched != "blob" or solidity < 0.8:
+            return notched, circ, solidity, nv, aspect
     hull_pts = hull.reshape(-1, 1, 2).astype(np.float32)
     tri_area, _ = cv2.minEnclosingTriangle(hull_pts)
     fill_tri = hull_area / max(float(tri_area), 1e-6)
@@ -220,6 +222,115 @@ def _lab_dist(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return cv2.sqrt(_channel_sum(diff * diff))
 
 
+def _edge_sharpness(lab: np.ndarray, mask: np.ndarray) -> float:
+    """Median over the outline of the strongest local colour step (Lab units per pixel).
+
+    A sharp (in-focus, anti-aliased) edge changes colour within a pixel or two, so this is a
+    large share of the object's contrast; a blurred background shape spreads it over many.
+    """
+    gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    mag = cv2.sqrt(_channel_sum(gx * gx + gy * gy))
+    edge = cv2.dilate(mask, np.ones((3, 3), np.uint8)) & ~cv2.erode(mask, np.ones((3, 3), np.uint8)) & 1
+    if edge.sum() < 4:
+        return 0.0
+    return float(np.median(cv2.dilate(mag, np.ones((3, 3), np.uint8))[edge > 0])) * 2.0
+
+
+def _trim_rim(lab: np.ndarray, raw: np.ndarray, filled: np.ndarray) -> np.ndarray:
+    """Drop outline pixels whose colour is nearer the surrounding background than the object.
+
+    Rare-colour regions include the anti-aliased/blurred rim (mixed colours are rare too); the
+    object ends where a pixel is closer to the background than to the object's own colours
+    (its darker and lighter halves, so stripes and shading both count as the object).
+    """
+    k3 = np.ones((3, 3), np.uint8)
+    core = cv2.erode(filled, k3) & raw
+    ring = (cv2.dilate(filled, np.ones((5, 5), np.uint8)) > 0) & ~(filled > 0)
+    if core.sum() < 6 or ring.sum() < 6:
+        return raw
+    pix = lab[core > 0]
+    lum = pix[:, 0]
+    reps = [np.median(pix[lum <= np.median(lum)], axis=0), np.median(pix[lum >= np.median(lum)], axis=0)]
+    d_obj = np.minimum(_lab_dist(lab, reps[0]), _lab_dist(lab, reps[1]))
+    d_bg = _lab_dist(lab, np.median(lab[ring], axis=0))
+    rim = (raw > 0) & ~(core > 0)
+    out = raw.copy()
+    out[rim & (d_bg < d_obj)] = 0
+    return out
+
+
+def _merge_detections(rare: list["Segment"], flat: list["Segment"]) -> list["Segment"]:
+    """Rare-colour detections, completed by flat-colour ones.
+
+    A flat object the rare pass missed is added; one that overlaps rare detections replaces
+    them when it is much larger (the rare pass saw only a sliver of a big object) or when two or
+    more flat objects share one rare detection (touching objects the rare pass merged).
+    """
+    out = list(rare)
+    for f in flat:
+        hits = [r for r in out if _overlaps(f, r) or _overlaps(r, f)]
+        if not hits:
+            out.append(f)
+        elif f.area > 1.8 * max(r.area for r in hits):
+            out = [r for r in out if all(r is not h for h in hits)] + [f]
+    for r in list(out):
+        inside = [f for f in flat if f is not r and _overlaps(f, r) and f.area < 0.8 * r.area]
+        if len(inside) >= 2 and r in out:
+            out = [o for o in out if o is not r] + [f for f in inside if all(f is not o for o in out)]
+    return out
+
+
+def _overlaps(a: "Segment", b: "Segment") -> bool:
+    """Whether two detections are the same object (boxes overlap well, or one holds the other's centre)."""
+    inside = b.box[0] <= a.centroid[0] <= b.box[2] and b.box[1] <= a.centroid[1] <= b.box[3]
+    return inside or box_iou(a.box, b.box) > 0.3
+
+
+def colour_rarity(
+    lab: np.ndarray, clusters: int = 16, inner: int = 31, outer: int = 91, sigma: float = 9.0, sample: int = 3000
+) -> np.ndarray:
+    """How common each pixel's colour is around it: the (soft) share of pixels of a similar
+    colour in an annulus around the pixel, or in the whole frame if that is lower.
+
+    Why: a background, however textured (stripes, tiles, noise, a horizon), repeats its colours
+    all around any point of it, while an object's colours are absent from its surroundings.
+    Colours are quantised by k-means (fitted on a fixed pixel sample, so deterministic); a pixel's
+    share sums each cluster's local fraction weighted by a Gaussian of the colour distance, so a
+    smooth colour ramp (a wide stripe) counts as one recurring colour. The annulus skips the
+    centre ``inner`` window, so an object's own pixels hardly count against it.
+    """
+    h, w = lab.shape[:2]
+    x = lab.reshape(-1, 3)
+    step = max(1, len(x) // sample)
+    sub = np.ascontiguousarray(x[step // 2 :: step][:sample])
+    k = int(min(clusters, len(sub)))
+    cv2.setRNGSeed(12345)
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
+    _, _, centres = cv2.kmeans(sub, k, None, crit, 1, cv2.KMEANS_PP_CENTERS)
+    d2 = np.empty((len(x), k), np.float32)
+    for j in range(k):
+        diff = x - centres[j]
+        d2[:, j] = np.einsum("ij,ij->i", diff, diff)
+    lbl = np.argmin(d2, axis=1)
+    weight = np.exp(d2 * np.float32(-0.5 / sigma**2))
+    ring = np.zeros((h, w), np.float32)
+    glob = np.zeros(len(x), np.float32)
+    inner, outer = min(inner, h, w) | 1, min(outer, 2 * max(h, w) + 1) | 1
+    norm = float(outer * outer - inner * inner)
+    for j in range(k):
+        ind = (lbl == j).reshape(h, w).astype(np.float32)
+        frac = float(ind.mean())
+        if frac == 0.0:
+            continue
+        big = cv2.boxFilter(ind, -1, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
+        small = cv2.boxFilter(ind, -1, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
+        wj = weight[:, j].reshape(h, w)
+        ring += wj * (big - small) / norm
+        glob += weight[:, j] * frac
+    return np.minimum(ring, glob.reshape(h, w))
+
+
 class Segmenter:
     """Per-frame object segmentation with fixed, documented thresholds (deterministic).
 
@@ -244,6 +355,11 @@ class Segmenter:
         interior_std: float = 6.0,
         textured: bool = False,
         max_objects: int = 40,
+        method: str = "both",
+        rare_seed: float = 0.05,
+        rare_grow: float = 0.14,
+        rare_contrast: float = 15.0,
+        rare_sharpness: float = 0.4,
     ) -> None:
         self.work_side = int(work_side)
         self.min_area_frac = float(min_area_frac)
@@ -255,7 +371,19 @@ class Segmenter:
         self.interior_std = float(interior_std)
         self.textured = bool(textured)
         self.max_objects = int(max_objects)
+        if method not in ("rarity", "flat", "both"):
+            raise ValueError(f"method must be 'rarity', 'flat' or 'both', not {method!r}")
+        self.method = str(method)
+        self.rare_seed = float(rare_seed)
+        self.rare_grow = float(rare_grow)
+        self.rare_contrast = float(rare_contrast)
+        self.rare_sharpness = float(rare_sharpness)
         self.key = (
+            self.rare_contrast,
+            self.rare_sharpness,
+            self.method,
+            self.rare_seed,
+            self.rare_grow,
             self.work_side,
             self.min_area_frac,
             self.max_area_frac,
@@ -325,7 +453,118 @@ class Segmenter:
         return cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR)
 
     def segment(self, frame: np.ndarray) -> list[Segment]:
-        """Objects of one RGB uint8 frame, largest first.
+        """Objects of one RGB uint8 frame, largest first (by the configured ``method``)."""
+        if self.method == "flat":
+            return self.segment_flat(frame)
+        small, scale = resize_max(frame, self.work_side)
+        found, share = self._rare(small, scale)
+        if self.method == "both":
+            # flat objects keep their precise outlines, but only where their colour is rare
+            # around them (a band of a striped backdrop or a floor tile is flat yet recurs)
+            flat = []
+            for f in self.segment_flat(frame):
+                poly = np.round(f.contour * scale).astype(np.int32)
+                mask = np.zeros(share.shape, np.uint8)
+                if len(poly) >= 3:
+                    cv2.fillPoly(mask, [poly], 1)
+                if mask.any() and float(np.median(share[mask > 0])) < self.rare_grow:
+                    flat.append(f)
+            found = _merge_detections(found, flat)
+        found.sort(key=lambda sg: -sg.area)
+        return found[: self.max_objects]
+
+    def _rare(self, small: np.ndarray, scale: float) -> tuple[list[Segment], np.ndarray]:
+        """Objects as connected regions of locally rare colour (see :func:`colour_rarity`).
+
+        Hysteresis: regions of clearly rare colour (``rare_seed``) grow into less rare pixels
+        (``rare_grow``), so an object whose dark stripes resemble the background stays whole;
+        a 3x3 opening first removes thin lines (edges of tiles, scratches, anti-aliased rims).
+        Works on textured objects (stripes, checks, dots, shading) because it compares colour
+        sets, not flatness.
+        """
+        h, w = small.shape[:2]
+        lab = self._lab(cv2.GaussianBlur(small, (0, 0), 0.7))
+        share = colour_rarity(lab)
+        cross = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+        k3 = np.ones((3, 3), np.uint8)
+        seed = cv2.morphologyEx((share < self.rare_seed).astype(np.uint8), cv2.MORPH_OPEN, k3)
+        # growth stays near the seeds: a large, moderately rare background region (a big blob)
+        # must not join the objects lying on it into one oversized component
+        near = cv2.dilate(seed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+        grow = ((share < self.rare_grow).astype(np.uint8) & near) | seed
+        n, lbl, stats, _ = cv2.connectedComponentsWithStats(grow, connectivity=8)
+        seeded = np.bincount(lbl[seed > 0].ravel(), minlength=n)
+        frame_area = float(h * w)
+        min_area = max(6.0, self.min_area_frac * frame_area)
+        out: list[Segment] = []
+        order = [k for k in np.argsort(-stats[:, cv2.CC_STAT_AREA], kind="stable") if k > 0 and seeded[k] >= 4]
+        for k in order:
+            x, y, bw, bh = (int(v) for v in stats[k, :4])
+            area0 = float(stats[k, cv2.CC_STAT_AREA])
+            if area0 < min_area or area0 > self.max_area_frac * frame_area:
+                continue
+            pad = 6
+            x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+            raw = (lbl[y0:y1, x0:x1] == k).astype(np.uint8)
+            # thin attachments (a scratch touching the object) go; a 1-px rim of the core stays
+            raw &= cv2.dilate(cv2.morphologyEx(raw, cv2.MORPH_OPEN, k3), cross)
+            cnts, _ = cv2.findContours(raw, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            if not cnts:
+                continue
+            cnt = max(cnts, key=cv2.contourArea)
+            mask = np.zeros_like(raw)
+            cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
+            crop = lab[y0:y1, x0:x1]
+            raw = _trim_rim(crop, raw, mask)
+            cnts, _ = cv2.findContours(raw, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            if not cnts:
+                continue
+            cnt = max(cnts, key=cv2.contourArea)
+            mask = np.zeros_like(raw)
+            cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
+            hole = _central_hole(mask, raw)
+            area = float(mask.sum())
+            if area < min_area:
+                continue
+            ring = (cv2.dilate(mask, np.ones((7, 7), np.uint8)) > 0) & ~(cv2.dilate(mask, k3) > 0)
+            body = (mask & raw) > 0
+            inside = np.median(crop[body], axis=0)
+            contrast = float(np.linalg.norm(inside - np.median(crop[ring], axis=0))) if ring.sum() >= 4 else 99.0
+            if contrast < self.rare_contrast or _edge_sharpness(crop, mask) < self.rare_sharpness * contrast:
+                continue  # a faint mark, or a soft-edged (defocused) background shape
+            pix = small[y0:y1, x0:x1][body]
+            name, rgb = dominant_color(pix)
+            shape, circ, sol, nv, aspect = classify_shape(cnt)
+            if hole > 0.08 and shape in ("circle", "ellipse", "hexagon", "pentagon", "blob") and sol > 0.85:
+                shape = "ring"
+            pts = (cnt.reshape(-1, 2).astype(np.float32) + np.array([x0, y0], np.float32)) / scale
+            bx, by, bw2, bh2 = cv2.boundingRect(cnt)
+            m = cv2.moments(mask, binaryImage=True)
+            cx = (x0 + m["m10"] / m["m00"]) / scale
+            cy = (y0 + m["m01"] / m["m00"]) / scale
+            box = ((x0 + bx) / scale, (y0 + by) / scale, (x0 + bx + bw2) / scale, (y0 + by + bh2) / scale)
+            out.append(
+                Segment(
+                    box=box,
+                    centroid=(cx, cy),
+                    area=area / scale**2,
+                    color=name,
+                    shape=shape,
+                    rgb=rgb,
+                    circularity=circ,
+                    solidity=sol,
+                    vertices=nv,
+                    aspect=aspect,
+                    contrast=contrast,
+                    contour=pts,
+                )
+            )
+            if len(out) >= self.max_objects:
+                break
+        return out, share
+
+    def segment_flat(self, frame: np.ndarray) -> list[Segment]:
+        """Flat-coloured objects of one RGB uint8 frame, largest first (the original method).
 
         A second pass with objects masked out of the background runs only when a large object
         was found (the coarse median partly absorbs those and distorts the background near them).

@@ -35,10 +35,12 @@ class Track:
     def label(self) -> str:
         names = Counter(s.shape for s in self.segments)
         best = names.most_common()
-        # a named shape beats "blob" when the outline was ambiguous in a few frames
-        for name, n in best:
-            if name != "blob" and n >= 0.25 * len(self.segments):
-                return name
+        # a named shape beats "blob" when the outline was ambiguous in many frames: a small,
+        # textured or compressed object reads as a clean outline only now and then, and "blob"
+        # (no shape) is no vote against the shape seen in those frames
+        named = [(name, n) for name, n in best if name != "blob"]
+        if named and named[0][1] >= max(2, 0.15 * len(self.segments)):
+            return named[0][0]
         return best[0][0]
 
     @property

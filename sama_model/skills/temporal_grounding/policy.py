@@ -1,0 +1,85 @@
+"""Scripted policy of the temporal grounding skill, used for Forensic Detection: localise moments
+of abrupt change with temporal_grounding, treat them as hints, verify each hinted span with
+video_reader, and score each video's temporal/visual inconsistency."""
+from __future__ import annotations
+
+import re
+
+from ...actions import ToolCall
+from ..context import PolicyContext
+
+Decision = tuple[str | None, str]
+
+CHANGE_QUERY = "abrupt visual change, flicker, warping or blending artifact"
+ARTIFACT_QUERY = ("Are there visual artifacts such as blurry or warped face regions, flickering, blending "
+                  "boundaries or inconsistent lighting? Describe them.")
+ARTIFACT_WORDS = ("artifact", "artefact", "blur", "warp", "flicker", "blend", "distort", "inconsistent", "unnatural",
+                  "glitch", "seam", "mismatch", "jitter", "smear", "morph")
+NEGATION = re.compile(r"\b(no|not|without|none|never|nothing)\b")
+SPAN_VERIFY_MIN_SCORE = 0.5  # grounding spans at least this confident are re-read by video_reader
+BOUNDARY_WEIGHT = 1.0  # weight of boundaries per second in the inconsistency score
+ARTIFACT_WEIGHT = 0.5  # weight of each affirmed artifact sentence
+
+
+def artifact_mentions(text: str) -> int:
+    """Sentences that affirm an artifact (mention one and contain no negation)."""
+    n = 0
+    for sentence in re.split(r"[.!?;\n]+", text.lower()):
+        if any(w in sentence for w in ARTIFACT_WORDS) and not NEGATION.search(sentence):
+            n += 1
+    return n
+
+
+def video_letters(ctx: PolicyContext) -> dict[str, str]:
+    """letter -> video named by the option; else options follow the video order (stated rule)."""
+    mapping = {k: v[0] for k, v in ctx.option_map.items() if len(v) == 1}
+    if not mapping and len(ctx.letters) == len(ctx.labels):
+        mapping = dict(zip(ctx.letters, ctx.labels))
+    return mapping
+
+
+def _top_span(ctx: PolicyContext, video: str) -> dict | None:
+    d = ctx.latest("temporal_grounding", video, query=CHANGE_QUERY)
+    spans = (d or {}).get("spans") or []
+    return spans[0] if spans and float(spans[0].get("score", 0)) >= SPAN_VERIFY_MIN_SCORE else None
+
+
+def plan_fd(ctx: PolicyContext) -> list[ToolCall]:
+    calls = []
+    for v in ctx.labels:
+        calls += [ctx.call("temporal_grounding", video=v, query=CHANGE_QUERY),
+                  ctx.call("video_reader", video=v, query=ARTIFACT_QUERY), ctx.call("motion_analyzer", video=v)]
+        span = _top_span(ctx, v)
+        if span is not None:  # hints must be verified by the reader
+            calls.append(ctx.call("video_reader", video=v, query=ARTIFACT_QUERY, start=float(span["start"]),
+                                  end=float(span["end"])))
+    return [c for c in calls if c is not None]
+
+
+def inconsistency(ctx: PolicyContext, video: str) -> float:
+    """Evidence keys: temporal_grounding data["boundaries"] (per second of video) and the
+    video_reader data["answer"] artifact sentences (whole video and verified spans)."""
+    d = ctx.latest("temporal_grounding", video, query=CHANGE_QUERY) or {}
+    duration = max(float(ctx.duration(video)), 1e-3)
+    score = BOUNDARY_WEIGHT * len(d.get("boundaries") or []) / duration
+    for r in ctx.results("video_reader", video, query=ARTIFACT_QUERY):
+        score += ARTIFACT_WEIGHT * artifact_mentions(str(r.get("answer", "")))
+    return score
+
+
+def decide_fd(ctx: PolicyContext) -> Decision:
+    """The video with the most inconsistency evidence is the manipulated one (the least, when the
+    question asks for the real video). Ties go to the first video (stated rule)."""
+    letters = video_letters(ctx)
+    if not letters:
+        return None, "options do not identify the videos"
+    scores = {k: inconsistency(ctx, v) for k, v in letters.items()}
+    wants_real = bool(re.search(r"\b(real|authentic|genuine|original|unmanipulated|not (been )?manipulated)\b",
+                                ctx.question.question, re.I))
+    order = list(scores)
+    if wants_real:
+        pick = min(order, key=lambda k: (scores[k], order.index(k)))
+    else:
+        pick = max(order, key=lambda k: (scores[k], -order.index(k)))
+    detail = ", ".join(f"{letters[k]}={v:.3f}" for k, v in scores.items())
+    return pick, f"inconsistency scores {detail}; asked for the {'real' if wants_real else 'manipulated'} video"

@@ -1,0 +1,63 @@
+"""Scripted policy of the video reader skill: clear, self-contained descriptive queries; when the
+first answer is empty or non-committal, scan the video chunk by chunk. Also the generic
+procedure used when skills are switched off (ablation): the question itself asked of every
+video, and a decision from text overlap only."""
+from __future__ import annotations
+
+import re
+
+from ...actions import ToolCall
+from ..context import PolicyContext, text_overlap
+
+Decision = tuple[str | None, str]
+
+N_CHUNKS = 3  # chunks scanned when a whole-video answer is insufficient
+_INSUFFICIENT = re.compile(r"^\s*$|\b(unknown|cannot|can't|unable|not sure|unclear)\b", re.I)
+
+
+def chunk_windows(duration: float, n: int = N_CHUNKS) -> list[tuple[float, float]]:
+    step = duration / n
+    return [(round(i * step, 3), round((i + 1) * step, 3)) for i in range(n)]
+
+
+def generic_query(ctx: PolicyContext) -> str:
+    return f"{ctx.question.question} Describe what in this video is relevant to that question."
+
+
+def read_with_scan(ctx: PolicyContext, video: str, query: str) -> list[ToolCall]:
+    """The whole-video read; plus chunk reads once the whole-video answer proved insufficient."""
+    calls = [ctx.call("video_reader", video=video, query=query)]
+    d = ctx.latest("video_reader", video, query=query)
+    if d is not None and _INSUFFICIENT.search(str(d.get("answer", ""))):
+        calls += [ctx.call("video_reader", video=video, query=query, start=s, end=e)
+                  for s, e in chunk_windows(float(ctx.duration(video)))]
+    return [c for c in calls if c is not None]
+
+
+def evidence(ctx: PolicyContext, video: str, query: str) -> str:
+    """Evidence key: video_reader data["answer"] for ``query`` (whole video and chunks)."""
+    return " ".join(str(d.get("answer", "")) for d in ctx.results("video_reader", video, query=query))
+
+
+def plan_generic(ctx: PolicyContext) -> list[ToolCall]:
+    q = generic_query(ctx)
+    return [c for v in ctx.labels for c in read_with_scan(ctx, v, q)]
+
+
+def decide_generic(ctx: PolicyContext) -> Decision:
+    """With a reference and options naming candidates: the candidate described most like the
+    reference. Otherwise the option whose text the descriptions overlap most."""
+    from ..multi_video_comparison.policy import candidate_letters
+
+    q = generic_query(ctx)
+    letters = candidate_letters(ctx)
+    if letters and len(ctx.labels) > 2:
+        ref = evidence(ctx, ctx.reference, q)
+        scores = {k: text_overlap(ref, evidence(ctx, v, q)) for k, v in letters.items()}
+    else:
+        allt = " ".join(evidence(ctx, v, q) for v in ctx.labels)
+        scores = {k: text_overlap(allt, t) for k, t in ctx.question.options.items()}
+    if not scores or max(scores.values()) <= 0:
+        return None, "descriptions do not discriminate the options"
+    best = max(scores, key=lambda k: (scores[k], -list(scores).index(k)))
+    return best, "description overlap: " + ", ".join(f"{k}={v:.3f}" for k, v in scores.items())

@@ -1,0 +1,38 @@
+"""motion_analyzer: camera and object motion from optical flow, and clip-to-clip continuity.
+
+Beyond the paper's six tools; profiles can switch it off.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Tool, fmt_window
+
+
+class MotionAnalyzerTool(Tool):
+    name = "motion_analyzer"
+    video_args = ("video", "next_video")
+
+    def forward(self, video: str, start: float | None = None, end: float | None = None,
+                next_video: str | None = None) -> dict[str, Any]:
+        """Measure camera motion trends (pan, tilt, zoom, static) and object motion patterns in one video; or, when
+        next_video is given, score how plausibly next_video continues video in time (0-1).
+
+        Args:
+            video: Label of the video to analyse (or the earlier clip, with next_video).
+            start: Window start in seconds; null for the beginning (ignored with next_video).
+            end: Window end in seconds; null for the end (ignored with next_video).
+            next_video: Label of a clip that might directly follow video; null to analyse motion instead.
+        """
+        if next_video is not None:
+            return {"continuity": self.call_backend("continuity", self.videos.clip(video), self.videos.clip(next_video))}
+        return self.call_backend("analyze", self.videos.clip(video), self.window(start, end))
+
+    def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
+        if args.get("next_video"):
+            return f"continuity {args['video']} -> {args['next_video']}: {data['continuity'].get('score', 0):.3f}"
+        cam = data.get("camera") or {}
+        pats = ", ".join(sorted({o.get("pattern", "?") for o in data.get("objects", [])}))
+        return (f"{args['video']} ({fmt_window(args)}): camera {', '.join(cam.get('trends', [])) or 'unknown'}"
+                f" (pan {cam.get('pan', 0):.2f}, tilt {cam.get('tilt', 0):.2f}, zoom {cam.get('zoom', 0):.2f})"
+                + (f"; objects {pats}" if pats else ""))

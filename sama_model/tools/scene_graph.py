@@ -1,0 +1,42 @@
+"""scene_graph: per-frame objects with boxes, colours and relations (GroundingDINO in the paper)."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .base import Tool, fmt_window
+
+
+def majority_colors(data: dict[str, Any]) -> dict[str, str]:
+    """The most frequent colour of each object label over all frames (evidence key: frames[].objects[].color)."""
+    votes: dict[str, Counter] = {}
+    for frame in data.get("frames", []):
+        for obj in frame.get("objects", []):
+            if obj.get("color"):
+                votes.setdefault(str(obj["label"]), Counter())[str(obj["color"])] += 1
+    return {label: c.most_common(1)[0][0] for label, c in votes.items()}
+
+
+class SceneGraphTool(Tool):
+    name = "scene_graph"
+
+    def forward(self, video: str, query: str = "", start: float | None = None, end: float | None = None,
+                n_frames: int = 8) -> dict[str, Any]:
+        """Detect objects per frame with boxes, colours and spatial relations, and report the typical per-frame
+        count of each object label. Use it for counts, colours and presence.
+
+        Args:
+            video: Label of the video to analyse, e.g. "Reference".
+            query: Object names of interest, e.g. "cup, person"; empty for all objects.
+            start: Window start in seconds; null for the beginning.
+            end: Window end in seconds; null for the end.
+            n_frames: How many frames to analyse in the window.
+        """
+        return self.call_backend("graph", self.videos.clip(video), query, self.window(start, end),
+                                 max(1, min(int(n_frames), 64)))
+
+    def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
+        counts = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("counts") or {}).items()))
+        colors = ", ".join(f"{k}: {v}" for k, v in sorted(majority_colors(data).items()))
+        return (f"{args['video']} ({fmt_window(args)}, {args['n_frames']} frames): counts {{{counts}}}"
+                + (f"; colours {{{colors}}}" if colors else ""))

@@ -1,0 +1,43 @@
+"""subtitle_retriever: semantic search over a video's subtitles, and exact text by time range."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from .base import Tool, ToolArgumentError
+
+
+class SubtitleRetrieverTool(Tool):
+    name = "subtitle_retriever"
+
+    def forward(self, video: str, mode: Literal["retrieve", "extract"] = "retrieve", query: str = "",
+                start: float | None = None, end: float | None = None, top_k: int = 3) -> dict[str, Any]:
+        """Search a video's subtitles (spoken words, on-screen text) for segments relevant to a query, or extract
+        the exact subtitle text of a time range.
+
+        Args:
+            video: Label of the video whose subtitles to read.
+            mode: "retrieve" finds the segments most relevant to query; "extract" returns the text between start and
+                end.
+            query: What to search for (mode "retrieve").
+            start: Range start in seconds for mode "extract"; null for the beginning.
+            end: Range end in seconds for mode "extract"; null for the end.
+            top_k: How many segments to retrieve.
+        """
+        segments = self.videos.subtitles(video)
+        if not segments:
+            return {"available": False, "hits": [], "text": "", "segments": []}
+        if mode == "retrieve":
+            if not query.strip():
+                raise ToolArgumentError("mode 'retrieve' needs a non-empty query")
+            out = self.call_backend("retrieve", segments, query, max(1, int(top_k)))
+        else:
+            out = self.call_backend("extract", segments, self.window(start, end))
+        return {"available": True, **out}
+
+    def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
+        if not data.get("available", True):
+            return f"{args['video']}: no subtitles"
+        if args["mode"] == "retrieve":
+            hits = " | ".join(f"[{h['start']:.1f}s] {h['text']}" for h in data.get("hits", [])[: args["top_k"]])
+            return f"{args['video']} subtitles for '{args['query']}': {hits or 'no match'}"
+        return f"{args['video']} subtitles: {data.get('text', '')}"

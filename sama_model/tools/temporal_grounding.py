@@ -1,0 +1,27 @@
+"""temporal_grounding: where in a video a queried event happens (timestamps are hints to verify)."""
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Tool
+
+
+class TemporalGroundingTool(Tool):
+    name = "temporal_grounding"
+
+    def forward(self, video: str, query: str, start: float | None = None, end: float | None = None) -> dict[str, Any]:
+        """Localise a queried event or action in one video and return candidate time spans (best first) and moments
+        of change. The spans are hints: verify them with video_reader before relying on them.
+
+        Args:
+            video: Label of the video to search, e.g. "Video A".
+            query: The event or action to find, e.g. "a person opens the door".
+            start: Search window start in seconds; null for the beginning.
+            end: Search window end in seconds; null for the end.
+        """
+        return self.call_backend("ground", self.videos.clip(video), query, self.window(start, end))
+
+    def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
+        spans = ", ".join(f"{s['start']:.1f}-{s['end']:.1f}s ({s.get('score', 0):.2f})" for s in data.get("spans", [])[:3])
+        b = data.get("boundaries") or []
+        return f"{args['video']} '{args['query']}': spans [{spans or 'none'}]; {len(b)} boundaries"

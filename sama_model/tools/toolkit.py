@@ -1,0 +1,35 @@
+"""Builds a question's tool set from the configured backends (one backend instance per process)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cache import ToolCache
+from ..video import QuestionVideos
+from . import TOOL_CLASSES
+from .backends import create_backend
+from .base import Tool
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """Which backend serves a tool, with its constructor options."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "options": dict(self.options)}
+
+
+def build_tools(videos: QuestionVideos, backends: dict[str, BackendSpec | None],
+                cache: ToolCache | None = None) -> dict[str, Tool]:
+    """Tools for one question; a tool whose backend spec is None is switched off."""
+    tools: dict[str, Tool] = {}
+    for name, cls in TOOL_CLASSES.items():
+        spec = backends.get(name)
+        if spec is None:
+            continue
+        backend = create_backend(name, spec.name, **spec.options)
+        tools[name] = cls(videos, backend, spec.name, spec.options, cache)
+    return tools

@@ -1,0 +1,81 @@
+"""visual_similarity: how alike two labelled videos look (CLIP embeddings in the paper).
+
+Each video's frame embeddings are computed once per process per backend (and window and
+aspect) and reused for every comparison: comparing a reference with four candidates embeds
+five videos, not eight.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any, Literal
+
+import numpy as np
+
+from .base import Tool, fmt_window
+
+_EMBEDDINGS: dict[tuple, np.ndarray] = {}
+_EMB_LOCK = threading.Lock()
+_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+
+
+def clear_embedding_cache() -> None:
+    with _EMB_LOCK:
+        _EMBEDDINGS.clear()
+
+
+def default_compare(ea: np.ndarray, eb: np.ndarray) -> dict[str, Any]:
+    """Cosine similarity of the mean embeddings (clipped to [0, 1]) and, per frame of ``a``, its
+    best match in ``b``; used when a backend has no ``compare_embeddings``."""
+    def unit(x: np.ndarray) -> np.ndarray:
+        n = np.linalg.norm(x, axis=-1, keepdims=True)
+        return x / np.where(n == 0, 1, n)
+
+    a, b = unit(np.asarray(ea, float).reshape(len(ea), -1)), unit(np.asarray(eb, float).reshape(len(eb), -1))
+    score = float(np.clip(unit(a.mean(0)) @ unit(b.mean(0)), 0.0, 1.0))
+    frame_scores = np.clip(a @ b.T, 0.0, 1.0).max(axis=1)
+    return {"score": round(score, 6), "frame_scores": [round(float(x), 6) for x in frame_scores]}
+
+
+class VisualSimilarityTool(Tool):
+    name = "visual_similarity"
+    video_args = ("video_a", "video_b")
+
+    def embeddings(self, label: str, window: tuple[float | None, float | None], aspect: str) -> np.ndarray:
+        key = (self.backend_name, json.dumps(self.backend_options, sort_keys=True, default=repr),
+               self.videos.content_hash(label), window, aspect)
+        with _EMB_LOCK:
+            if key in _EMBEDDINGS:
+                return _EMBEDDINGS[key]
+            lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+        with lock:
+            with _EMB_LOCK:
+                if key in _EMBEDDINGS:
+                    return _EMBEDDINGS[key]
+            emb = np.asarray(self.call_backend("embed", self.videos.clip(label), window, aspect))
+            with _EMB_LOCK:
+                _EMBEDDINGS[key] = emb
+            return emb
+
+    def forward(self, video_a: str, video_b: str, aspect: Literal["content", "style"] = "content",
+                start: float | None = None, end: float | None = None) -> dict[str, Any]:
+        """Score how visually similar two videos are, from 0 (unrelated) to 1 (identical). Use aspect "style" for
+        rendering style (palette, lines, shading) and "content" for what is shown.
+
+        Args:
+            video_a: Label of the first video, e.g. "Reference".
+            video_b: Label of the second video, e.g. "Video A".
+            aspect: "content" compares what is depicted; "style" compares how it is depicted.
+            start: Window start in seconds applied to both videos; null for the beginning.
+            end: Window end in seconds applied to both videos; null for the end.
+        """
+        window = self.window(start, end)
+        ea, eb = self.embeddings(video_a, window, aspect), self.embeddings(video_b, window, aspect)
+        custom = getattr(self.backend, "compare_embeddings", None)
+        out = dict(custom(ea, eb, aspect)) if callable(custom) else default_compare(ea, eb)
+        out["aspect"] = aspect
+        return out
+
+    def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
+        return (f"similarity({args['video_a']}, {args['video_b']}, {args['aspect']}, {fmt_window(args)})"
+                f" = {data.get('score', 0):.3f}")

@@ -1,0 +1,64 @@
+"""Profiles as data and the model-argument parser."""
+from __future__ import annotations
+
+import pytest
+
+from sama_model.profiles import ConfigError, build_config, profile_names
+
+
+def test_offline_is_the_default():
+    cfg = build_config()
+    assert (cfg.profile, cfg.planner, cfg.max_iterations, cfg.motion) == ("offline", "scripted", 10, True)
+    assert {t: s.name for t, s in cfg.active_backends().items()} == {
+        "video_reader": "lite", "temporal_grounding": "lite", "scene_graph": "lite", "object_tracker": "lite",
+        "visual_similarity": "lite", "subtitle_retriever": "lite", "motion_analyzer": "lite"}
+    assert (cfg.skills, cfg.conflict, cfg.aggregation) == (True, True, True)
+
+
+def test_paper_profiles():
+    assert profile_names() == ["offline", "paper-gpt", "paper-deepseek"]
+    gpt = build_config(profile="paper-gpt")
+    assert (gpt.planner, gpt.planner_options) == ("openai", {"model": "gpt-5.2", "api_key_env": "OPENAI_API_KEY"})
+    assert {t: (s.name, s.options) if s else None for t, s in gpt.active_backends().items()} == {
+        "video_reader": ("transformers", {"model": "Qwen/Qwen2.5-VL-7B-Instruct"}),
+        "temporal_grounding": ("clip", {"model": "ViT-L-14", "pretrained": "openai"}),
+        "scene_graph": ("grounding_dino", {"model": "IDEA-Research/grounding-dino-base"}),
+        "object_tracker": ("yolo", {"model": "yolov8m.pt"}),
+        "visual_similarity": ("clip", {"model": "ViT-L-14", "pretrained": "openai"}),
+        "subtitle_retriever": ("sentence_transformers", {"model": "BAAI/bge-m3"}),
+        "motion_analyzer": None}
+    ds = build_config(profile="paper-deepseek")
+    assert ds.planner_options == {"model": "deepseek-v4-pro", "base_url": "https://api.deepseek.com",
+                                  "api_key_env": "DEEPSEEK_API_KEY"}
+    assert ds.active_backends() == gpt.active_backends()
+
+
+def test_overrides_and_ablation_switches():
+    cfg = build_config(profile="paper-gpt", **{"backend.video_reader": "endpoint",
+                                               "backend.video_reader.base_url": "http://h/v1",
+                                               "backend.scene_graph.box_threshold": "0.3"},
+                       skills="off", conflict="false", aggregation=0, max_iterations="4", workers=8,
+                       batch_size="1", device="cuda")
+    b = cfg.active_backends()
+    assert (b["video_reader"].name, b["video_reader"].options) == ("endpoint", {"base_url": "http://h/v1"})
+    assert b["scene_graph"].options == {"model": "IDEA-Research/grounding-dino-base", "box_threshold": 0.3}
+    assert (cfg.skills, cfg.conflict, cfg.aggregation, cfg.max_iterations, cfg.workers) == (False, False, False, 4, 8)
+    # another planner drops the profile's planner options
+    assert build_config(profile="paper-gpt", planner="scripted").planner_options == {}
+    # fingerprints follow behaviour, not bookkeeping
+    assert build_config(workers=1).fingerprint() == build_config(workers=9, trace_dir="x").fingerprint()
+    assert build_config().fingerprint() != build_config(conflict="off").fingerprint()
+    assert build_config(motion="off").active_backends()["motion_analyzer"] is None
+
+
+@pytest.mark.parametrize("args,message", [
+    ({"profile": "nope"}, "unknown profile 'nope'"),
+    ({"backend.camera": "lite"}, "unknown tool 'camera'"),
+    ({"skills": "maybe"}, "skills='maybe': use on or off"),
+    ({"max_iterations": "0"}, "max_iterations must be at least 1"),
+    ({"profile": "paper-gpt", "motion": "on"}, "motion=on needs a motion_analyzer backend"),
+    ({"backend.motion_analyzer": "off", "backend.motion_analyzer.x": 1}, "switched off"),
+])
+def test_config_errors(args, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("?", r"\?")):
+        build_config(**args)

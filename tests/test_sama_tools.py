@@ -1,0 +1,157 @@
+"""Tool interface: schemas from signatures, validation, label resolution, similarity caching,
+subtitles, path confinement; plus traces' redaction and memory distillation."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import test_sama_doubles as D
+from sama_model.cache import ToolCache
+from sama_model.memory import EvidenceMemory, distill
+from sama_model.tools import TOOL_CLASSES
+from sama_model.tools.backends import create_backend
+from sama_model.tools.toolkit import BackendSpec, build_tools
+from sama_model.trace import REDACTED, redact, register_secret
+from sama_model.video import PathOutsideRootError, QuestionVideos
+
+VIDEOS = {"Reference": "ref", "Video A": "a", "Video B": "b", "Video C": "c", "Video D": "d"}
+
+
+def tools_for(question, cache=None):
+    specs = {name: BackendSpec("double") for name in TOOL_CLASSES}
+    return build_tools(QuestionVideos(question), specs, cache)
+
+
+@pytest.fixture()
+def question(tmp_path):
+    D.reset({"ref": {"emb": [1, 0, 0], "emb_style": [0, 1, 0]}, "a": {"emb": [0.6, 0.8, 0]},
+             "b": {"emb": [0, 1, 0], "emb_style": [0, 1, 0]}, "c": {"emb": [0.8, 0.6, 0]}, "d": {"emb": [-1, 0, 0]}})
+    subs = {"Video A": "1\n00:00:00,000 --> 00:00:01,000\nthe dog runs\n\n2\n00:00:01,000 --> 00:00:02,000\n"
+                       "a cat sleeps on the sofa\n"}
+    return D.make_question(tmp_path, "q", "VS", "Which is a near-duplicate?", {"A": "Video A", "B": "Video B"},
+                           VIDEOS, subtitles=subs)
+
+
+def test_video_reader_schema_is_derived_from_the_signature():
+    assert TOOL_CLASSES["video_reader"].parameters() == {
+        "type": "object",
+        "properties": {
+            "video": {"type": "string", "description": 'Label of the video to read, e.g. "Reference" or "Video B".'},
+            "query": {"type": "string", "description": 'The question to answer from the frames, e.g. "How many cups '
+                                                       'are on the table?".'},
+            "start": {"type": ["number", "null"], "description": "Window start in seconds; null for the beginning of "
+                                                                 "the video.", "default": None},
+            "end": {"type": ["number", "null"], "description": "Window end in seconds; null for the end of the video.",
+                    "default": None},
+            "n_frames": {"type": "integer", "description": "How many frames to sample uniformly from the window "
+                                                           "(more frames read finer detail).", "default": 8},
+        },
+        "required": ["video", "query"],
+        "additionalProperties": False,
+    }
+    spec = TOOL_CLASSES["visual_similarity"].spec()["function"]
+    assert spec["name"] == "visual_similarity"
+    assert spec["parameters"]["properties"]["aspect"]["enum"] == ["content", "style"]
+    assert spec["description"].startswith("Score how visually similar two videos are")
+
+
+def test_every_tool_has_a_complete_schema():
+    for name, cls in TOOL_CLASSES.items():
+        schema = cls.parameters()
+        assert schema["required"][0] in cls.video_args, name
+        assert all(p["description"] for p in schema["properties"].values()), name
+
+
+def test_arguments_are_validated_coerced_and_labels_resolved(question):
+    reader = tools_for(question)["video_reader"]
+    D.SCRIPT["b"] = {"reader": "a red cup"}
+    r = reader(video="video b", query="what?", n_frames="4", start=1)
+    assert r.ok and r.args == {"video": "Video B", "query": "what?", "start": 1.0, "end": None, "n_frames": 4}
+    assert r.data == {"answer": "a red cup", "window": [1.0, None], "frames_used": 4}
+    assert r.text == "Video B (1-ends, 4 frames) 'what?': a red cup"
+    assert reader(video="B", query="q").args["video"] == "Video B"
+    assert "unknown argument(s) ['frames']" in reader(video="Video B", query="q", frames=3).error
+    assert "missing required argument(s) ['query']" in reader(video="Video B").error
+    assert "must be of type integer" in reader(video="Video B", query="q", n_frames=2.5).error
+    bad = reader(video="Video Z", query="q")
+    assert "no video labelled 'Video Z'" in bad.error and "Reference" in bad.error
+    assert "window end 1.0 is before its start 2.0" in reader(video="Video B", query="q", start=2, end=1).error
+    sim = tools_for(question)["visual_similarity"]
+    assert "must be one of ['content', 'style']" in sim(video_a="Reference", video_b="Video A", aspect="colour").error
+
+
+def test_similarity_embeds_each_video_once_and_scores_cosine(question):
+    sim = tools_for(question)["visual_similarity"]
+    scores = {c: sim(video_a="Reference", video_b=c).data["score"] for c in ["Video A", "Video B", "Video C", "Video D"]}
+    assert scores == {"Video A": 0.6, "Video B": 0.0, "Video C": 0.8, "Video D": 0.0}
+    assert D.CALLS["embed"] == 5  # reference once, each candidate once
+    again = tools_for(question)["visual_similarity"]  # another question object: process-wide cache
+    assert again(video_a="Video C", video_b="Reference").data["frame_scores"] == [0.8, 0.8]
+    assert D.CALLS["embed"] == 5
+    assert again(video_a="Reference", video_b="Video B", aspect="style").data["score"] == 1.0
+    assert D.CALLS["embed"] == 7
+
+
+def test_subtitle_retrieve_extract_and_missing(question):
+    sub = tools_for(question)["subtitle_retriever"]
+    r = sub(video="Video A", query="cat sofa")
+    assert r.data["hits"][0]["text"] == "a cat sleeps on the sofa"
+    e = sub(video="Video A", mode="extract", start=0.0, end=0.5)
+    assert e.data["text"] == "the dog runs" and e.text == "Video A subtitles: the dog runs"
+    assert sub(video="Video B", query="x").data == {"available": False, "hits": [], "text": "", "segments": []}
+    assert "needs a non-empty query" in sub(video="Video A").error
+
+
+def test_motion_continuity_and_tool_cache(question, tmp_path):
+    D.SCRIPT["a"] = {"next": {"b": 0.9}}
+    cache = ToolCache(tmp_path / "cache")
+    motion = tools_for(question, cache)["motion_analyzer"]
+    r = motion(video="Video A", next_video="Video B")
+    assert r.data == {"continuity": {"score": 0.9}} and r.videos == ["Video A", "Video B"] and not r.cached
+    r2 = tools_for(question, cache)["motion_analyzer"](video="Video A", next_video="Video B")
+    assert r2.cached and r2.data == r.data and D.CALLS["continuity"] == 1
+    assert cache.stats() == {"hits": 1, "misses": 1}
+
+
+def test_paths_must_stay_inside_the_root(tmp_path):
+    from sama_model.question import AgentQuestion, VideoRef
+
+    (tmp_path / "root").mkdir()
+    outside = AgentQuestion("x", "q", {"A": "a", "B": "b"}, (VideoRef("V", "../secret.mp4"),), root=str(tmp_path / "root"))
+    with pytest.raises(PathOutsideRootError, match="outside the dataset folder"):
+        QuestionVideos(outside)
+    absolute = AgentQuestion("x", "q", {"A": "a", "B": "b"}, (VideoRef("V", "/etc/passwd"),), root=str(tmp_path / "root"))
+    with pytest.raises(PathOutsideRootError):
+        QuestionVideos(absolute)
+
+
+def test_backend_registry_builds_doubles_once_per_process():
+    assert create_backend("video_reader", "double") is create_backend("video_reader", "double")
+
+
+def test_redaction_of_secrets_and_auth_headers():
+    register_secret("sk-very-secret-value")
+    obj = {"msg": "key sk-very-secret-value used", "headers": {"Authorization": "Bearer abc"},
+           "api_key": "zzz", "note": "Bearer tok.en-1 sent"}
+    assert redact(obj) == {"msg": f"key {REDACTED} used", "headers": {"Authorization": REDACTED},
+                           "api_key": REDACTED, "note": f"Bearer {REDACTED} sent"}
+
+
+def test_memory_distills_and_bounds_items():
+    text = "First sentence is here. " + "word " * 100
+    short = distill(text, 60)
+    assert len(short) <= 60 and short == "First sentence is here. word word word word word word word…"
+    assert distill("One. Two three four five six seven eight nine ten eleven twelve.", 40) == "One. Two three four five six seven…"
+    from sama_model.tools.base import ToolResult
+
+    mem = EvidenceMemory(["V"], items_per_video=2)
+    for i in range(4):
+        mem.add(ToolResult("video_reader", {"video": "V"}, {"answer": str(i)}, f"answer {i}", videos=["V"],
+                           call_id=f"t{i}"), 1)
+    mem.add_fact("V", "count", "cup", 2, "resolved", "tools agree")
+    assert mem.render().splitlines() == ["Evidence memory (per video):", "[V]",
+                                         "  * verified count(cup) = 2 [resolved: tools agree]",
+                                         "  (2 earlier observations omitted)", "  - video_reader: answer 2",
+                                         "  - video_reader: answer 3"]
+    assert json.loads(json.dumps(mem.snapshot()))["V"]["facts"] == ["verified count(cup) = 2 [resolved: tools agree]"]
