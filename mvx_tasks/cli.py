@@ -125,7 +125,12 @@ def _cmd_probe(args: argparse.Namespace) -> int:
 def _cmd_trace(args: argparse.Namespace) -> int:
     from sama_model.trace import render_trace
 
-    print(render_trace(args.file))
+    try:
+        print(render_trace(args.file))
+    except (OSError, ValueError) as exc:  # missing file, or not a SAMA trace (JSON errors are ValueErrors)
+        print(f"cannot read trace {args.file}: {exc}. Traces are the JSON files under the run's sama_traces/ "
+              f"folder (or the trace_dir you passed)", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -182,6 +182,14 @@ class _Run:
         return output, letter
 
 
+def _all_tools_failed(trace: QuestionTrace) -> str | None:
+    """The reason when a question had tool calls and every one of them failed (e.g. missing weights)."""
+    calls = [s for s in trace.steps if isinstance(s, ToolStep)]
+    if calls and all(s.error for s in calls):
+        return f"every tool call failed; first error: {calls[0].tool}: {calls[0].error}"
+    return None
+
+
 class SamaAgent:
     """Answers :class:`AgentQuestion` objects; one instance is shared by all worker threads."""
 
@@ -203,6 +211,9 @@ class SamaAgent:
             run = _Run(self, question, trace, path)
             output, letter = run.run()
             trace.status = "finished"
+            failure = _all_tools_failed(trace)
+            if failure:  # an answer without any evidence is a guess: report the cause instead
+                output, letter = "", None
         except PlannerUnavailable as exc:
             failure = f"planner unavailable: {exc}"
         except Exception as exc:  # a broken question must not stop the run

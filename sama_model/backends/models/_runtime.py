@@ -128,18 +128,28 @@ class SharedModels:
         self._items: "OrderedDict[tuple, Any]" = OrderedDict()
         self._lock = threading.Lock()
         self._key_locks: dict[tuple, threading.Lock] = {}
+        self._failed: dict[tuple, Exception] = {}
 
     def get(self, key: tuple, load: Callable[[], T]) -> T:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
+            if key in self._failed:  # a missing weight or package stays missing: fail at once
+                raise self._failed[key]
             lock = self._key_locks.setdefault(key, threading.Lock())
         with lock:  # one load per key even when several threads ask at once
             with self._lock:
                 if key in self._items:
                     return self._items[key]
-            value = load()
+                if key in self._failed:
+                    raise self._failed[key]
+            try:
+                value = load()
+            except (MissingWeightsError, MissingPackageError) as exc:
+                with self._lock:
+                    self._failed[key] = exc
+                raise
             with self._lock:
                 self._items[key] = value
                 self._key_locks.pop(key, None)
@@ -150,6 +160,7 @@ class SharedModels:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._failed.clear()
 
 
 MODELS = SharedModels()
