@@ -114,3 +114,58 @@ def test_rings_and_crosses():
         draw_shape(img, shape, colour, centre, 22, angle=10)
     found = {(s.color, s.shape) for s in segment_frame(img)}
     assert found == {("blue", "ring"), ("orange", "cross"), ("blue", "circle"), ("pink", "star")}
+
+
+def _textured_sprite(img: np.ndarray, centre: tuple[int, int], r: int, colour, kind: str, angle: float) -> None:
+    """A small sprite whose fill is striped/checkered in its colour and a darker shade of it."""
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    inside = (xx - centre[0]) ** 2 + (yy - centre[1]) ** 2 <= r * r
+    u = xx * np.cos(angle) + yy * np.sin(angle)
+    alt = ((u // 3) % 2 == 0) if kind == "stripes" else (((xx // 3) + (yy // 3)) % 2 == 0)
+    dark = (np.asarray(colour, np.float32) * 0.55).astype(np.uint8)
+    img[inside & alt] = colour
+    img[inside & ~alt] = dark
+
+
+def _backdrop(kind: str, h: int = 144, w: int = 192) -> np.ndarray:
+    """Wide soft stripes or floor tiles in muted colours: flat regions that are not objects."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    c0, c1 = np.array([120, 150, 110], np.float32), np.array([170, 140, 160], np.float32)
+    if kind == "stripes":
+        t = 0.5 + 0.5 * np.sin((xx * 0.8 + yy * 0.6) / 8.0)
+    else:
+        t = (((xx // 24) + (yy // 24)) % 2).astype(np.float32)
+    img = c0 * (1 - t[..., None]) + c1 * t[..., None]
+    return np.clip(img + np.random.default_rng(0).normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("kind", ["stripes", "tiles"])
+def test_small_textured_sprites_on_a_patterned_backdrop(kind):
+    """Regression: the flat-object segmenter missed textured sprites and counted backdrop bands
+    and tiles as objects; the colour-rarity pass counts exactly the sprites."""
+    img = _backdrop(kind)
+    spots = [(30, 30), (90, 40), (150, 30), (40, 100), (110, 105), (165, 95)]
+    cols = [RGB["red"], RGB["blue"], RGB["yellow"], RGB["pink"], RGB["orange"], RGB["purple"]]
+    for k, (c, col) in enumerate(zip(spots, cols)):
+        _textured_sprite(img, c, 9, col, "stripes" if k % 2 else "checker", 0.4 * k)
+    found = segment_frame(img)
+    assert len(found) == len(spots)
+    for c in spots:
+        assert any(np.hypot(s.centroid[0] - c[0], s.centroid[1] - c[1]) < 3 for s in found)
+    assert all(s.shape in ("circle", "hexagon") for s in found)
+    assert len(Segmenter(method="flat").segment(img)) != len(spots)  # what the old method got wrong
+
+
+def test_colour_rarity_separates_objects_from_a_repeating_backdrop():
+    from sama_model.backends.lite.segmentation import colour_rarity
+
+    img = _backdrop("tiles")
+    _textured_sprite(img, (96, 72), 9, RGB["green"], "stripes", 0.0)
+    share = colour_rarity(Segmenter._lab(img))
+    assert share[72, 96] < 0.05 and np.median(share) > 0.2
+
+
+def test_cross_and_ring_query_words():
+    assert parse_query("Count the crosses").shapes == ("cross",)
+    assert parse_query("how many rings are there").shapes == ("ring",)

@@ -274,10 +274,15 @@ def _merge_detections(rare: list["Segment"], flat: list["Segment"]) -> list["Seg
             out.append(f)
         elif f.area > 1.8 * max(r.area for r in hits):
             out = [r for r in out if all(r is not h for h in hits)] + [f]
+        elif len(hits) == 1 and hits[0].area > 1.5 * f.area and f.solidity >= 0.85:
+            # a rare region much larger than a clean flat object: the object touching another
+            out = [r for r in out if r is not hits[0]] + [f]
     for r in list(out):
         inside = [f for f in flat if f is not r and _overlaps(f, r) and f.area < 0.8 * r.area]
-        if len(inside) >= 2 and r in out:
+        if len(inside) >= 2 and any(r is o for o in out):
             out = [o for o in out if o is not r] + [f for f in inside if all(f is not o for o in out)]
+    # a flat object whose overlapping rare region was replaced above now stands alone
+    out += [f for f in flat if all(f is not o and not (_overlaps(f, o) or _overlaps(o, f)) for o in out)]
     return out
 
 
