@@ -30,25 +30,18 @@ _ID = re.compile(r"-v(\d+)of(\d+)$")
 
 
 def _write_clip(path: Path, rgb: tuple[int, int, int], seed: int, n_frames: int = 8, size: int = 96) -> None:
-    import av
+    """A solid background with a square of the complementary colour moving across it."""
+    from .synth.encode import encode_mp4
 
     rng = np.random.default_rng(seed)
     square = (255 - np.array(rgb)).clip(0, 255).astype(np.uint8)
-    with av.open(str(path), "w") as c:
-        s = c.add_stream("libx264", rate=8)
-        s.width = s.height = size
-        s.pix_fmt = "yuv420p"
-        s.options = {"crf": "20", "preset": "veryfast", "threads": "1"}
-        y = int(rng.integers(10, size - 30))
-        for i in range(n_frames):
-            a = np.empty((size, size, 3), np.uint8)
-            a[:] = rgb
-            x = 6 + i * (size - 30) // n_frames
-            a[y:y + 18, x:x + 18] = square
-            for pkt in s.encode(__import__("av").VideoFrame.from_ndarray(a, format="rgb24")):
-                c.mux(pkt)
-        for pkt in s.encode():
-            c.mux(pkt)
+    frames = np.empty((n_frames, size, size, 3), np.uint8)
+    frames[:] = np.array(rgb, np.uint8)
+    y = int(rng.integers(10, size - 30))
+    for i in range(n_frames):
+        x = 6 + i * (size - 30) // n_frames
+        frames[i, y:y + 18, x:x + 18] = square
+    encode_mp4(frames, path)
 
 
 def generate_probe(out_dir: str | Path, *, n_videos: tuple[int, ...] = (2, 3, 4, 5), seed: int = 0) -> Path:
