@@ -125,3 +125,30 @@ def test_perceptual_hashes_survive_reencoding():
 def test_bad_aspect_is_an_error():
     with pytest.raises(ValueError, match="aspect"):
         SIM.embed(REF, aspect="colour")
+
+
+# -- identity aspect: the main moving object's look ---------------------------------------------
+def _figure_clip(colours, bg_seed: int, scale: float = 1.0, T: int = 16):
+    rng = np.random.default_rng(bg_seed)
+    bg = cv2.GaussianBlur(rng.uniform(60, 160, (144, 192, 3)).astype(np.float32), (0, 0), 6).astype(np.uint8)
+    frames = []
+    for t in range(T):
+        f = bg.copy()
+        x, y = int(40 + 5 * t), 70
+        r = int(16 * scale)
+        cv2.rectangle(f, (x - r, y - r), (x + r, y + r), colours[0], -1)
+        cv2.circle(f, (x, y - int(1.6 * r)), int(0.6 * r), colours[1], -1)
+        frames.append(f)
+    return make_clip(np.stack(frames), fps=8.0)
+
+
+def test_identity_same_figure_other_background_beats_look_alike():
+    red, blue, green = (210, 40, 40), (40, 80, 220), (40, 180, 60)
+    a = _figure_clip((red, blue), bg_seed=1)
+    same = _figure_clip((red, blue), bg_seed=2, scale=0.8)
+    other = _figure_clip((green, blue), bg_seed=3)  # another body colour
+    s_same = SIM.compare(a, same, aspect="identity")
+    s_other = SIM.compare(a, other, aspect="identity")
+    assert s_same["score"] > 0.5 > s_other["score"]
+    assert s_same["identity_similarity"] > s_other["identity_similarity"]
+    assert SIM.embed(a, aspect="identity").shape[0] == 1

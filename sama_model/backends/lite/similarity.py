@@ -5,6 +5,11 @@ crops and colour shifts; style: palette/texture/line statistics independent of l
 pair is scored by symmetric best-match frame similarity, so near-duplicates with a temporal
 offset or different frame rates still match frame for frame; for content, centre crops of
 each side are matched too, so a cropped or slightly zoomed copy still scores high.
+
+``aspect="identity"`` (see :mod:`.identity`) compares the main moving object's appearance
+(colour histogram of the segmented foreground) instead of whole frames, for re-identification
+across cameras/backgrounds: ``score`` is calibrated so >= 0.5 means "same individual";
+``identity_similarity`` is the raw Bhattacharyya coefficient (None if no moving object found).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from mvx_tasks.video import VideoClip
 
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import content_embedding, orb_match_ratio, style_embedding
+from .identity import IDENTITY_DIM, identity_descriptor, identity_score, identity_similarity
 
 _EMBED = {"content": content_embedding, "style": style_embedding}
 
@@ -45,10 +51,20 @@ class LiteVisualSimilarity:
 
         return np.stack([FRAME_MEMO.get(clip.frames, int(i), ("embed", "content", frac), fn) for i in idx])
 
+    def _identity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
+        idx = window_indices(clip, window, 32)
+        key = ("identity", int(len(idx)), int(idx[-1]) if len(idx) else -1)
+        return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key,
+                              lambda _: identity_descriptor(clip.frames[idx]))
+
     def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray:
-        """[n, d] L2-normalised frame embeddings of up to ``n_frames`` frames of the window."""
+        """[n, d] L2-normalised frame embeddings of up to ``n_frames`` frames of the window
+        (``identity``: one row, the main object's colour histogram, zeros if none found)."""
+        if aspect == "identity":
+            d = self._identity(clip, window)
+            return (np.zeros((1, IDENTITY_DIM), np.float32) if d is None else d[None]).astype(np.float32)
         if aspect not in _EMBED:
-            raise ValueError(f"aspect must be 'content' or 'style', not {aspect!r}")
+            raise ValueError(f"aspect must be 'content', 'style' or 'identity', not {aspect!r}")
         idx = window_indices(clip, window, self.n_frames)
         fn = _EMBED[aspect]
         rows = [FRAME_MEMO.get(clip.frames, int(i), ("embed", aspect), fn) for i in idx]
@@ -63,6 +79,10 @@ class LiteVisualSimilarity:
         window_b: Window = (None, None),
         aspect: str = "content",
     ) -> dict:
+        if aspect == "identity":
+            raw = identity_similarity(self._identity(a, window_a), self._identity(b, window_b))
+            return {"score": round(identity_score(raw), 4), "identity_similarity": None if raw is None else round(raw, 4),
+                    "aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
         ea, eb = self.embed(a, window_a, aspect), self.embed(b, window_b, aspect)
         if len(ea) == 0 or len(eb) == 0:
             return {"score": 0.0, "frame_scores": [], "aspect": aspect, "note": "empty window"}
