@@ -152,3 +152,19 @@ def test_identity_same_figure_other_background_beats_look_alike():
     assert s_same["score"] > 0.5 > s_other["score"]
     assert s_same["identity_similarity"] > s_other["identity_similarity"]
     assert SIM.embed(a, aspect="identity").shape[0] == 1
+
+
+def test_tool_layer_uses_the_calibrated_identity_score():
+    """Through cached embeddings the lite backend scores identity with its calibrated score, not cosine."""
+    from sama_model.backends.lite.identity import identity_score, identity_similarity
+    from sama_model.backends.lite.similarity import LiteVisualSimilarity
+
+    b = LiteVisualSimilarity()
+    h1 = np.array([[0.5, 0.5, 0.0, 0.0]])
+    h2 = np.array([[0.5, 0.0, 0.5, 0.0]])
+    out = b.compare_embeddings(h1, h2, "identity")
+    raw = identity_similarity(h1[0], h2[0])
+    assert raw == pytest.approx(0.5)
+    assert out == {"score": round(identity_score(raw), 4), "identity_similarity": 0.5}
+    assert b.compare_embeddings(np.zeros((1, 4)), h2, "identity") == {"score": 0.5, "identity_similarity": None}
+    assert b.compare_embeddings(h1, h2, "content") is None

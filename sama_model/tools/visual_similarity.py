@@ -57,22 +57,24 @@ class VisualSimilarityTool(Tool):
                 _EMBEDDINGS[key] = emb
             return emb
 
-    def forward(self, video_a: str, video_b: str, aspect: Literal["content", "style"] = "content",
+    def forward(self, video_a: str, video_b: str, aspect: Literal["content", "style", "identity"] = "content",
                 start: float | None = None, end: float | None = None) -> dict[str, Any]:
         """Score how visually similar two videos are, from 0 (unrelated) to 1 (identical). Use aspect "style" for
-        rendering style (palette, lines, shading) and "content" for what is shown.
+        rendering style (palette, lines, shading), "content" for what is shown, and "identity" for whether the
+        main subject is the same individual (0.5 or more: same).
 
         Args:
             video_a: Label of the first video, e.g. "Reference".
             video_b: Label of the second video, e.g. "Video A".
-            aspect: "content" compares what is depicted; "style" compares how it is depicted.
+            aspect: "content" compares what is depicted; "style" how it is depicted; "identity" the main subject.
             start: Window start in seconds applied to both videos; null for the beginning.
             end: Window end in seconds applied to both videos; null for the end.
         """
         window = self.window(start, end)
         ea, eb = self.embeddings(video_a, window, aspect), self.embeddings(video_b, window, aspect)
         custom = getattr(self.backend, "compare_embeddings", None)
-        out = dict(custom(ea, eb, aspect)) if callable(custom) else default_compare(ea, eb)
+        out = custom(ea, eb, aspect) if callable(custom) else None  # a backend may score only some aspects
+        out = dict(out) if out is not None else default_compare(ea, eb)
         out["aspect"] = aspect
         return out
 

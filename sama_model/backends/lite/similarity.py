@@ -71,6 +71,15 @@ class LiteVisualSimilarity:
         dim = len(fn(np.zeros((8, 8, 3), np.uint8))) if not rows else len(rows[0])
         return np.stack(rows).astype(np.float32) if rows else np.zeros((0, dim), np.float32)
 
+    def compare_embeddings(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> dict | None:
+        """Scores from cached embeddings (the tool layer's path): the calibrated identity score for
+        ``identity`` rows; None for other aspects, which the tool scores by cosine."""
+        if aspect != "identity":
+            return None
+        a, b = (np.asarray(e, float).reshape(-1) for e in (ea, eb))
+        raw = identity_similarity(a if a.any() else None, b if b.any() else None)
+        return {"score": round(identity_score(raw), 4), "identity_similarity": None if raw is None else round(raw, 4)}
+
     def compare(
         self,
         a: VideoClip,
