@@ -13,7 +13,8 @@ def test_bench_tasks_in_paper_order_with_counts():
 
 
 def test_levels_and_chance():
-    assert [t.code for t in registry.tasks_by_level("perception")] == ["CNT", "FD"]
+    assert [t.code for t in registry.tasks_by_level("perception")] == ["CNT", "FD", "PRB"]  # PRB: the probe, not bench
+    assert [t.code for t in registry.bench_tasks() if t.level == "perception"] == ["CNT", "FD"]
     assert [t.code for t in registry.tasks_by_level("matching")] == ["AM", "ART", "RID", "MVR", "VS"]
     assert [t.code for t in registry.tasks_by_level("reasoning")] == ["CR", "DE", "SEQ", "SPR"]
     assert {t.code: t.chance for t in registry.bench_tasks() if t.n_options == 2} == {"FD": 0.5, "RID": 0.5, "DE": 0.5}

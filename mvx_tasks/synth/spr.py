@@ -51,7 +51,7 @@ def _sets(rng: np.random.Generator, pos: int, similarity: float) -> tuple[frozen
                 s = frozenset({keep, str(rng.choice(extra))}) if rng.random() < 0.5 else frozenset({keep})
         else:
             allowed = [t for t in TRENDS if t not in ref]
-            opposite = [OPPOSITE[t] for t in ref if t in OPPOSITE]
+            opposite = [OPPOSITE[t] for t in sorted(ref) if t in OPPOSITE]
             if opposite and rng.random() < similarity:
                 s = frozenset({str(rng.choice(opposite))})
                 if rng.random() < 0.5:
