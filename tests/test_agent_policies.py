@@ -7,7 +7,7 @@ import pytest
 import test_sama_doubles as D
 from sama_model.agent import SamaAgent
 from sama_model.profiles import build_config
-from sama_model.question import AgentQuestion
+from sama_model.question import AgentQuestion, VideoRef
 from sama_model.skills.meta_planner.policy import identify_task, option_video_map
 from sama_model.skills.multi_video_comparison.policy import counting_relation, counting_target
 from sama_model.trace import load_trace
@@ -45,13 +45,47 @@ def test_fd_inconsistency(tmp_path, question, expected):
     assert ("video_reader", {"video": "Video 2", "query": D_ARTIFACT(), "start": 0.4, "end": 1.2, "n_frames": 8}) in tools
 
 
+@pytest.mark.parametrize("question,expected", [("Which video has been manipulated?", "A"),
+                                               ("Which video is real?", "B")])
+def test_fd_manipulation_score_decides_when_every_video_has_one(question, expected):
+    """The analyser's manipulation score outranks the reader/grounding inconsistency (which
+    favours Video 2 here); the inconsistency only breaks exact ties."""
+    from sama_model.memory import EvidenceMemory
+    from sama_model.skills.context import PolicyContext
+    from sama_model.skills.temporal_grounding.policy import ARTIFACT_QUERY, CHANGE_QUERY, decide_fd
+
+    labels = ["Video 1", "Video 2"]
+    opts = {"A": "Video 1", "B": "Video 2"}
+
+    def ctx_with(manip: dict[str, float]) -> PolicyContext:
+        from sama_model.tools.base import ToolResult
+
+        mem = EvidenceMemory(labels)
+        mem.add(ToolResult("temporal_grounding", {"video": "Video 2", "query": CHANGE_QUERY},
+                           data={"boundaries": [0.5, 1.0, 1.5], "spans": []}, videos=["Video 2"], call_id="g"), 1)
+        mem.add(ToolResult("video_reader", {"video": "Video 2", "query": ARTIFACT_QUERY},
+                           data={"answer": "There is flickering."}, videos=["Video 2"], call_id="r"), 1)
+        for i, (v, score) in enumerate(manip.items()):
+            mem.add(ToolResult("motion_analyzer", {"video": v, "next_video": None},
+                               data={"manipulation": {"score": score}}, videos=[v], call_id=f"m{i}"), 1)
+        q = AgentQuestion("q", question, opts, tuple(VideoRef(v, f"/{v}.mp4") for v in labels))
+        return PolicyContext(q, "FD", "registry", mem, set(), lambda _: 3.0, option_video_map(opts, labels))
+
+    letter, reason = decide_fd(ctx_with({"Video 1": 0.7, "Video 2": 0.2}))
+    assert letter == expected and reason.startswith("manipulation scores Video 1=0.700, Video 2=0.201")
+    # equal manipulation scores: the inconsistency evidence breaks the tie (Video 2 is inconsistent)
+    assert decide_fd(ctx_with({"Video 1": 0.5, "Video 2": 0.5}))[0] == ("B" if expected == "A" else "A")
+    # a score for one video only: the inconsistency rule decides, as without the analyser
+    assert decide_fd(ctx_with({"Video 1": 0.9}))[0] == ("B" if expected == "A" else "A")
+
+
 def D_ARTIFACT():
     from sama_model.skills.temporal_grounding.policy import ARTIFACT_QUERY
 
     return ARTIFACT_QUERY
 
 
-def test_am_uses_similarity_motion_and_reader(tmp_path):
+def test_am_matches_the_actor_motion_not_the_look(tmp_path):
     script = {"ref": {"patterns": ["bouncing"], "reader": "a ball bouncing"},
               "a": {"patterns": ["spinning"], "reader": "a top spinning"},
               "b": {"patterns": ["bouncing"], "reader": "a ball bouncing high"},
@@ -59,7 +93,64 @@ def test_am_uses_similarity_motion_and_reader(tmp_path):
     letter, tools, _ = solve(tmp_path, script, "AM", "Which candidate shows the same action as the reference?",
                              FOUR, REF4)
     assert letter == "B"
-    assert {t for t, _ in tools} == {"visual_similarity", "motion_analyzer", "video_reader"}
+    # appearance similarity is no evidence of the same action: only the motion analyser is asked
+    assert {t for t, _ in tools} == {"motion_analyzer"}
+    # motion analyser off: the reader's action descriptions (motion words only) decide
+    letter, tools, _ = solve(tmp_path, script, "AM", "Which candidate shows the same action as the reference?",
+                             FOUR, REF4, motion="off")
+    assert letter == "B" and {t for t, _ in tools} == {"video_reader"}
+
+
+def _am_ctx(objects: dict, readers: dict | None = None):
+    """A PolicyContext whose memory holds motion_analyzer (and reader) results built by hand."""
+    from sama_model.memory import EvidenceMemory
+    from sama_model.skills.context import PolicyContext
+    from sama_model.skills.multi_video_comparison.policy import ACTION_QUERY
+    from sama_model.tools.base import ToolResult
+
+    labels = list(REF4)
+    q = AgentQuestion("q", "The Reference video shows an actor (the largest object) performing an action. Which "
+                      "candidate shows the same action?", FOUR, tuple(VideoRef(v, f"/{v}.mp4") for v in labels))
+    mem = EvidenceMemory(labels)
+    for i, (video, objs) in enumerate(objects.items()):
+        mem.add(ToolResult("motion_analyzer", {"video": video, "next_video": None}, data={"objects": objs},
+                           videos=[video], call_id=f"m{i}"), 1)
+    for i, (video, text) in enumerate((readers or {}).items()):
+        mem.add(ToolResult("video_reader", {"video": video, "query": ACTION_QUERY}, data={"answer": text},
+                           videos=[video], call_id=f"r{i}"), 1)
+    return PolicyContext(q, "AM", "registry", mem, {"motion_analyzer"}, lambda _: 3.0,
+                         option_video_map(FOUR, labels))
+
+
+def test_am_main_actor_is_the_largest_else_the_most_moving_object():
+    from sama_model.skills.multi_video_comparison.policy import main_actor
+
+    objs = [{"id": 1, "pattern": "zig-zag", "patterns": ["zig-zag"], "path_px": 200.0},
+            {"id": 2, "pattern": "spinning", "patterns": ["static", "spinning"], "path_px": 3.0},
+            {"id": 3, "pattern": "unknown", "patterns": ["unknown"], "path_px": 900.0}]
+    assert main_actor(objs)["id"] == 1  # no sizes reported: the one that moves most ("unknown" skipped)
+    sized = [dict(objs[0], size_px=10.0), dict(objs[1], size_px=40.0), dict(objs[2], size_px=99.0)]
+    assert main_actor(sized)["id"] == 2  # sizes reported: the largest
+    assert main_actor([objs[2]]) is None
+
+
+def test_am_action_scores_exact_values():
+    from sama_model.skills.multi_video_comparison.policy import AM_ANY_OBJECT_WEIGHT, action_scores, decide_am
+
+    actor = lambda pats, size: {"pattern": pats[0], "patterns": pats, "size_px": size, "path_px": 10.0}
+    ctx = _am_ctx({
+        "Reference": [actor(["bouncing", "growing"], 30.0), actor(["spinning"], 5.0)],
+        "Video A": [actor(["bouncing"], 30.0)],  # actor shares 1 of 2 patterns
+        "Video B": [actor(["spinning"], 30.0), actor(["bouncing", "growing"], 5.0)],  # only clutter matches
+        "Video C": [actor(["bouncing", "growing"], 30.0)],  # same look would not matter: same motion
+        "Video D": [actor(["static"], 30.0)],
+    })
+    scores = action_scores(ctx)
+    assert scores["Video A"] == pytest.approx(0.5 + AM_ANY_OBJECT_WEIGHT * 0.5)
+    assert scores["Video B"] == pytest.approx(0.0 + AM_ANY_OBJECT_WEIGHT * 1.0)
+    assert scores["Video C"] == pytest.approx(1.0 + AM_ANY_OBJECT_WEIGHT * 1.0)
+    assert scores["Video D"] == pytest.approx(0.0)
+    assert decide_am(ctx)[0] == "C"
 
 
 def test_art_style_similarity(tmp_path):

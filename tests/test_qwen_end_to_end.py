@@ -62,3 +62,18 @@ def test_frames_group_gives_the_model_every_videos_frames(tiny_qwen, tmp_path):
     # 8 labelled frames per video: 5 videos for CNT, 2 for FD
     assert sorted((c["videos"], c["images"]) for c in calls) == [(0, 16), (0, 40)]
     assert set(res["results"]) >= {"mvx_bench_frames_cnt", "mvx_bench_frames_fd"}
+
+
+def test_mvx_synth_group_runs_end_to_end_on_tiny_qwen(tiny_qwen, tmp_path):
+    """`lmms-eval --tasks mvx_synth --model qwen2_5_vl` on a small generated MVX-Synth."""
+    from mvx_tasks.synth import generate
+
+    data = generate(tmp_path / "synth", per_task=1, seed=4, progress=False, workers=1)
+    model_args = f"pretrained={tiny_qwen},attn_implementation=sdpa,device=cpu,device_map=cpu,max_num_frames=4"
+    res, out = run_lmms_eval(
+        ["--model", "qwen2_5_vl", "--model_args", model_args, "--tasks", "mvx_synth", "--batch_size", "1",
+         "--gen_kwargs", "max_new_tokens=4"], tmp_path / "out", env={"MVX_SYNTH_DATA": str(data)})
+    for t in bench_tasks():
+        [rec] = [s["mvx_acc"] for s in samples(out, f"mvx_synth_{t.slug}")]
+        assert rec["id"] == f"synth-{t.slug}-0000" and rec["failed"] is None
+    assert "mvx_acc,none" in res["groups"]["mvx_synth"]

@@ -26,8 +26,6 @@ STYLE_QUERY = "Describe the visual style: colour palette, line quality, shading 
 SCENE_QUERY = "Describe the place, the objects and people present and the event taking place."
 CAMERA_QUERY = "How does the camera move: pan left or right, tilt up or down, zoom in or out, forward, or static?"
 TIE_MARGIN = 0.02  # similarity gap under which a reader tie-break is requested
-AM_MOTION_WEIGHT = 0.5  # weight of motion-pattern agreement in action matching
-AM_TEXT_WEIGHT = 0.5  # weight of action-description overlap in action matching
 MVR_TEXT_WEIGHT = 0.5  # weight of scene-description overlap in multi-view reasoning
 RID_SAME_THRESHOLD = 0.8  # content similarity above which two clips are judged the same identity
 
@@ -135,34 +133,91 @@ def decide_mvr(ctx: PolicyContext) -> Decision:
 
 # ----------------------------------------------------------------------------- action matching
 
-def _motion_signature(ctx: PolicyContext, video: str) -> set[str]:
-    """Evidence keys: motion_analyzer data["objects"][].pattern and data["camera"]["trends"]."""
-    d = ctx.latest("motion_analyzer", video, next_video=None) or ctx.latest("motion_analyzer", video)
-    if not d or "continuity" in d:
-        return set()
-    sig = {f"object:{o.get('pattern')}" for o in d.get("objects", []) if o.get("pattern")}
-    return sig | {f"camera:{t}" for t in (d.get("camera") or {}).get("trends", [])}
+#: motion vocabulary read from video_reader action descriptions (the motion-off path); appearance
+#: words (colours, shapes) are deliberately absent: the actor may look different
+ACTION_WORDS: dict[str, str] = {
+    "bounc": "bouncing", "spin": "spinning", "rotat": "spinning", "orbit": "orbiting", "circl": "orbiting",
+    "zig": "zig-zag", "grow": "growing", "shrink": "shrinking", "puls": "pulsing", "linear": "linear",
+    "slid": "linear", "shak": "shaking", "oscillat": "shaking", "jump": "jumping", "walk": "walking",
+    "run": "running", "wav": "waving", "static": "static", "still": "static",
+}
+AM_ANY_OBJECT_WEIGHT = 0.3  # weight of "some object in the candidate moves like the reference actor"
+AM_READER_WEIGHT = 0.2  # weight of motion-word agreement of reader descriptions when motion data exist
+
+
+def _pattern_set(obj: dict[str, Any]) -> set[str]:
+    """A tracked object's motion patterns; "unknown" dropped, "static" only when nothing else."""
+    pats = {str(p) for p in (obj.get("patterns") or [obj.get("pattern")]) if p and p != "unknown"}
+    return pats - {"static"} if len(pats) > 1 else pats
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def main_actor(objects: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The object performing the action: the largest (data "size_px") when the analyzer reports
+    sizes, else the one that moves most (data "path_px"); objects with too few observations
+    ("unknown" pattern) are skipped."""
+    live = [o for o in objects if _pattern_set(o)]
+    if not live:
+        return None
+    if any("size_px" in o for o in live):
+        return max(live, key=lambda o: (float(o.get("size_px") or 0.0), float(o.get("path_px") or 0.0)))
+    return max(live, key=lambda o: float(o.get("path_px") or 0.0))
+
+
+def _objects(ctx: PolicyContext, video: str) -> list[dict[str, Any]] | None:
+    """Evidence key: motion_analyzer data["objects"] (whole video); None without motion evidence."""
+    d = ctx.latest("motion_analyzer", video, next_video=None)
+    return None if d is None or "objects" not in d else list(d["objects"])
+
+
+def action_words(text: str) -> set[str]:
+    """Motion words (normalised) in a free-text action description."""
+    t = text.lower()
+    return {name for stem, name in ACTION_WORDS.items() if re.search(rf"\b{stem}", t)}
 
 
 def plan_am(ctx: PolicyContext) -> list[ToolCall]:
-    calls = _similarity_calls(ctx, "content")
-    calls += _keep([ctx.call("motion_analyzer", video=v) for v in ctx.labels])
-    return calls + _keep([ctx.call("video_reader", video=v, query=ACTION_QUERY) for v in ctx.labels])
+    """Motion analysis of every video; the reader's action description only without the motion tool."""
+    if "motion_analyzer" in ctx.tools:
+        return _keep([ctx.call("motion_analyzer", video=v) for v in ctx.labels])
+    return _keep([ctx.call("video_reader", video=v, query=ACTION_QUERY) for v in ctx.labels])
+
+
+def action_scores(ctx: PolicyContext) -> dict[str, float]:
+    """Per candidate: Jaccard of the main actors' motion patterns + AM_ANY_OBJECT_WEIGHT x the best
+    Jaccard of any candidate object with the reference actor + the reader's motion-word Jaccard
+    (weight 1 without motion data, AM_READER_WEIGHT with). Appearance similarity is not used: the
+    question allows a different-looking actor, so looking alike is no evidence of the same action."""
+    ref_objs = _objects(ctx, ctx.reference)
+    ref_actor = main_actor(ref_objs or [])
+    ref_pats = _pattern_set(ref_actor) if ref_actor else set()
+    ref_words = action_words(ctx.reader_answer(ctx.reference, ACTION_QUERY))
+    scores: dict[str, float] = {}
+    for c in ctx.candidates:
+        objs = _objects(ctx, c)
+        words = action_words(ctx.reader_answer(c, ACTION_QUERY))
+        if objs is None and not words:
+            continue
+        score = 0.0
+        if objs is not None and ref_pats:
+            actor = main_actor(objs)
+            score += _jaccard(ref_pats, _pattern_set(actor) if actor else set())
+            score += AM_ANY_OBJECT_WEIGHT * max([_jaccard(ref_pats, _pattern_set(o)) for o in objs] + [0.0])
+        score += (AM_READER_WEIGHT if ref_objs is not None else 1.0) * _jaccard(ref_words, words)
+        scores[c] = score
+    return scores
 
 
 def decide_am(ctx: PolicyContext) -> Decision:
-    """Content similarity + AM_MOTION_WEIGHT x Jaccard of motion signatures + AM_TEXT_WEIGHT x
-    overlap of the action descriptions."""
-    sims = _similarities(ctx, "content")
-    ref_sig = _motion_signature(ctx, ctx.reference)
-    ref_txt = ctx.reader_answer(ctx.reference, ACTION_QUERY)
-    scores = {}
-    for c in ctx.candidates:
-        sig = _motion_signature(ctx, c)
-        jac = len(ref_sig & sig) / len(ref_sig | sig) if ref_sig | sig else 0.0
-        scores[c] = sims.get(c, 0.0) + AM_MOTION_WEIGHT * jac + AM_TEXT_WEIGHT * text_overlap(
-            ref_txt, ctx.reader_answer(c, ACTION_QUERY))
-    return _pick(ctx, scores, "action score (similarity + motion + description)")
+    """The candidate whose main actor moves like the reference's (see :func:`action_scores`)."""
+    ref_actor = main_actor(_objects(ctx, ctx.reference) or [])
+    letter, why = _pick(ctx, action_scores(ctx), "action score (actor motion patterns)")
+    actor = f"{ref_actor.get('color', '')} {ref_actor.get('label', '')} {sorted(_pattern_set(ref_actor))}" \
+        if ref_actor else "none"
+    return letter, f"reference actor {actor.strip()}; {why}"
 
 
 # ----------------------------------------------------------------------------- re-identification

@@ -19,6 +19,7 @@ NEGATION = re.compile(r"\b(no|not|without|none|never|nothing)\b")
 SPAN_VERIFY_MIN_SCORE = 0.5  # grounding spans at least this confident are re-read by video_reader
 BOUNDARY_WEIGHT = 1.0  # weight of boundaries per second in the inconsistency score
 ARTIFACT_WEIGHT = 0.5  # weight of each affirmed artifact sentence
+TIE_SCALE = 1e-3  # inconsistency, normalised to [0, 1], times this breaks manipulation-score ties
 
 
 def artifact_mentions(text: str) -> int:
@@ -67,13 +68,30 @@ def inconsistency(ctx: PolicyContext, video: str) -> float:
     return score
 
 
+def manipulation_score(ctx: PolicyContext, video: str) -> float | None:
+    """Evidence key: motion_analyzer data["manipulation"]["score"] (whole video), when the
+    analyzer's backend reports one; None otherwise."""
+    d = ctx.latest("motion_analyzer", video, next_video=None)
+    m = (d or {}).get("manipulation")
+    if isinstance(m, dict) and m.get("score") is not None:
+        return float(m["score"])
+    return None
+
+
 def decide_fd(ctx: PolicyContext) -> Decision:
     """The video with the most inconsistency evidence is the manipulated one (the least, when the
-    question asks for the real video). Ties go to the first video (stated rule)."""
+    question asks for the real video). When the motion analyzer scores manipulation for every
+    video, that score decides and the grounding/reader inconsistency only breaks exact ties
+    (scaled under one unit: the two scores have different scales). Ties go to the first video
+    (stated rule)."""
     letters = video_letters(ctx)
     if not letters:
         return None, "options do not identify the videos"
     scores = {k: inconsistency(ctx, v) for k, v in letters.items()}
+    manip = {k: manipulation_score(ctx, v) for k, v in letters.items()}
+    if all(v is not None for v in manip.values()):
+        top = max(scores.values()) or 1.0
+        scores = {k: float(manip[k]) + TIE_SCALE * scores[k] / top for k in scores}
     wants_real = bool(re.search(r"\b(real|authentic|genuine|original|unmanipulated|not (been )?manipulated)\b",
                                 ctx.question.question, re.I))
     order = list(scores)
@@ -82,4 +100,5 @@ def decide_fd(ctx: PolicyContext) -> Decision:
     else:
         pick = max(order, key=lambda k: (scores[k], -order.index(k)))
     detail = ", ".join(f"{letters[k]}={v:.3f}" for k, v in scores.items())
-    return pick, f"inconsistency scores {detail}; asked for the {'real' if wants_real else 'manipulated'} video"
+    kind = "manipulation scores" if all(v is not None for v in manip.values()) else "inconsistency scores"
+    return pick, f"{kind} {detail}; asked for the {'real' if wants_real else 'manipulated'} video"
