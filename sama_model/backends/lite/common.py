@@ -81,34 +81,6 @@ NUMBER_WORDS: dict[str, int] = {
         "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 }
-SHAPES: tuple[str, ...] = (
-    "circle",
-    "ellipse",
-    "square",
-    "rectangle",
-    "triangle",
-    "pentagon",
-    "hexagon",
-    "star",
-    "cross",
-    "ring",
-    "blob",
-)
-COLORS: tuple[str, ...] = (
-    "red",
-    "orange",
-    "yellow",
-    "green",
-    "cyan",
-    "blue",
-    "purple",
-    "pink",
-    "brown",
-    "white",
-    "grey",
-    "black",
-)
-
 _WORD = re.compile(r"[a-z]+")
 
 

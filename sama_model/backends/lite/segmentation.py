@@ -539,31 +539,7 @@ class Segmenter:
                 continue  # a faint mark, or a soft-edged (defocused) background shape
             pix = small[y0:y1, x0:x1][body]
             name, rgb = dominant_color(pix)
-            shape, circ, sol, nv, aspect = classify_shape(cnt)
-            if hole > 0.08 and shape in ("circle", "ellipse", "hexagon", "pentagon", "blob") and sol > 0.85:
-                shape = "ring"
-            pts = (cnt.reshape(-1, 2).astype(np.float32) + np.array([x0, y0], np.float32)) / scale
-            bx, by, bw2, bh2 = cv2.boundingRect(cnt)
-            m = cv2.moments(mask, binaryImage=True)
-            cx = (x0 + m["m10"] / m["m00"]) / scale
-            cy = (y0 + m["m01"] / m["m00"]) / scale
-            box = ((x0 + bx) / scale, (y0 + by) / scale, (x0 + bx + bw2) / scale, (y0 + by + bh2) / scale)
-            out.append(
-                Segment(
-                    box=box,
-                    centroid=(cx, cy),
-                    area=area / scale**2,
-                    color=name,
-                    shape=shape,
-                    rgb=rgb,
-                    circularity=circ,
-                    solidity=sol,
-                    vertices=nv,
-                    aspect=aspect,
-                    contrast=contrast,
-                    contour=pts,
-                )
-            )
+            out.append(_segment(cnt, mask, x0, y0, scale, area, hole, name, rgb, contrast))
             if len(out) >= self.max_objects:
                 break
         return out, share
@@ -673,34 +649,27 @@ class Segmenter:
             body = (mask > 0) & (raw > 0) & (dist[y0:y1, x0:x1] > 0.5 * self.fg_delta)
             pix = small[y0:y1, x0:x1][body if body.sum() >= 4 else mask > 0]
             name, rgb = dominant_color(pix)
-            shape, circ, sol, nv, aspect = classify_shape(cnt)
-            if hole > 0.08 and shape in ("circle", "ellipse", "hexagon", "pentagon", "blob") and sol > 0.85:
-                shape = "ring"
-            pts = (cnt.reshape(-1, 2).astype(np.float32) + np.array([x0, y0], np.float32)) / scale
-            bx, by, bw2, bh2 = cv2.boundingRect(cnt)
-            m = cv2.moments(mask, binaryImage=True)
-            cx = (x0 + m["m10"] / m["m00"]) / scale
-            cy = (y0 + m["m01"] / m["m00"]) / scale
-            box = ((x0 + bx) / scale, (y0 + by) / scale, (x0 + bx + bw2) / scale, (y0 + by + bh2) / scale)
-            out.append(
-                Segment(
-                    box=box,
-                    centroid=(cx, cy),
-                    area=area / scale**2,
-                    color=name,
-                    shape=shape,
-                    rgb=rgb,
-                    circularity=circ,
-                    solidity=sol,
-                    vertices=nv,
-                    aspect=aspect,
-                    contrast=contrast,
-                    contour=pts,
-                )
-            )
+            out.append(_segment(cnt, mask, x0, y0, scale, area, hole, name, rgb, contrast))
             if len(out) >= self.max_objects:
                 break
         return out, taken
+
+
+def _segment(cnt: np.ndarray, mask: np.ndarray, x0: int, y0: int, scale: float, area: float, hole: float,
+             name: str, rgb: tuple, contrast: float) -> Segment:
+    """A :class:`Segment` from one object's contour and mask in a crop at ``(x0, y0)`` of a frame
+    downscaled by ``scale`` (both segmentation passes build their objects the same way)."""
+    shape, circ, sol, nv, aspect = classify_shape(cnt)
+    if hole > 0.08 and shape in ("circle", "ellipse", "hexagon", "pentagon", "blob") and sol > 0.85:
+        shape = "ring"
+    pts = (cnt.reshape(-1, 2).astype(np.float32) + np.array([x0, y0], np.float32)) / scale
+    bx, by, bw2, bh2 = cv2.boundingRect(cnt)
+    m = cv2.moments(mask, binaryImage=True)
+    cx = (x0 + m["m10"] / m["m00"]) / scale
+    cy = (y0 + m["m01"] / m["m00"]) / scale
+    box = ((x0 + bx) / scale, (y0 + by) / scale, (x0 + bx + bw2) / scale, (y0 + by + bh2) / scale)
+    return Segment(box=box, centroid=(cx, cy), area=area / scale**2, color=name, shape=shape, rgb=rgb,
+                   circularity=circ, solidity=sol, vertices=nv, aspect=aspect, contrast=contrast, contour=pts)
 
 
 _DEFAULT = Segmenter()
