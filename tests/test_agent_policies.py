@@ -173,22 +173,42 @@ def test_art_near_tie_is_broken_by_reader_descriptions(tmp_path):
 
 
 def test_vs_and_mvr(tmp_path):
-    script = {"ref": {"emb": [1, 0, 0], "reader": "a street market with fruit stalls"},
-              "a": {"emb": [0.7, 0.7, 0], "reader": "a beach"}, "b": {"emb": [0.2, 0.9, 0], "reader": "a forest"},
-              "c": {"emb": [0.6, 0.8, 0], "reader": "fruit stalls in a street market seen from above"},
-              "d": {"emb": [0, 0, 1], "reader": "a kitchen"}}
+    """VS: content similarity. MVR: motion timing outweighs content (A looks most like the reference,
+    C moves in sync with it), and no reader calls are needed."""
+    script = {"ref": {"emb": [1, 0, 0], "emb_motion": [1, 0, 0]},
+              "a": {"emb": [0.7, 0.7, 0], "emb_motion": [0, 1, 0]}, "b": {"emb": [0.2, 0.9, 0], "emb_motion": [0, 0, 1]},
+              "c": {"emb": [0.6, 0.8, 0], "emb_motion": [0.9, 0.1, 0]},
+              "d": {"emb": [0, 0, 1], "emb_motion": [0, 1, 1]}}
     assert solve(tmp_path, script, "VS", "Which candidate is a near-duplicate of the reference?", FOUR, REF4)[0] == "A"
-    assert solve(tmp_path, script, "MVR", "Which candidate shows the same event from another viewpoint?",
-                 FOUR, REF4)[0] == "C"
+    letter, tools, _ = solve(tmp_path, script, "MVR", "Which candidate shows the same event from another viewpoint?",
+                             FOUR, REF4)
+    assert letter == "C"
+    assert sorted({a["aspect"] for t, a in tools if t == "visual_similarity"}) == ["content", "motion"]
+    assert "video_reader" not in {t for t, _ in tools}
 
 
 @pytest.mark.parametrize("emb,expected", [([0.95, 0.31, 0], "A"), ([0.2, 0.98, 0], "B")])
-def test_rid_yes_no(tmp_path, emb, expected):
-    script = {"v1": {"emb": [1, 0, 0]}, "v2": {"emb": emb}}
-    letter, _, trace = solve(tmp_path, script, "RID", "Do the two clips show the same person?",
-                             {"A": "Yes, the same person", "B": "No, different people"}, {"Video 1": "v1", "Video 2": "v2"})
+def test_rid_yes_no_by_identity_score(tmp_path, emb, expected):
+    """The identity aspect decides (score >= 0.5 = same); backgrounds (content) are not asked."""
+    script = {"v1": {"emb_identity": [1, 0, 0], "emb": [0, 0, 1]}, "v2": {"emb_identity": emb, "emb": [0, 0, 1]}}
+    letter, tools, trace = solve(tmp_path, script, "RID", "Do the two clips show the same person?",
+                                 {"A": "Yes, the same person", "B": "No, different people"},
+                                 {"Video 1": "v1", "Video 2": "v2"})
     assert letter == expected
-    assert "threshold 0.8" in [s for s in trace["steps"] if s["kind"] == "final"][0]["reason"]
+    assert [a["aspect"] for t, a in tools if t == "visual_similarity"] == ["identity"]
+    reason = [s for s in trace["steps"] if s["kind"] == "final"][0]["reason"]
+    assert "identity score" in reason and "threshold 0.5" in reason
+
+
+@pytest.mark.parametrize("emb,expected", [([0.95, 0.31, 0], "A"), ([0.2, 0.98, 0], "B")])
+def test_rid_falls_back_to_content_when_no_subject_is_found(tmp_path, emb, expected):
+    script = {"v1": {"emb_identity": [0, 0, 0], "emb": [1, 0, 0]}, "v2": {"emb_identity": [0, 0, 0], "emb": emb}}
+    letter, tools, trace = solve(tmp_path, script, "RID", "Do the two clips show the same person?",
+                                 {"A": "Yes, the same person", "B": "No, different people"},
+                                 {"Video 1": "v1", "Video 2": "v2"})
+    assert letter == expected
+    assert [a["aspect"] for t, a in tools if t == "visual_similarity"] == ["identity", "content"]
+    assert "content score" in [s for s in trace["steps"] if s["kind"] == "final"][0]["reason"]
 
 
 def test_cr_matches_the_reference_option_index(tmp_path):

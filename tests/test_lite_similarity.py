@@ -13,6 +13,7 @@ from sama_model.backends.lite.fixtures import (
     make_clip,
     textured_image,
 )
+from sama_model.backends.lite.identity import IDENTITY_DIM
 from sama_model.backends.lite.similarity import LiteVisualSimilarity
 
 SIM = LiteVisualSimilarity()
@@ -127,44 +128,95 @@ def test_bad_aspect_is_an_error():
         SIM.embed(REF, aspect="colour")
 
 
-# -- identity aspect: the main moving object's look ---------------------------------------------
-def _figure_clip(colours, bg_seed: int, scale: float = 1.0, T: int = 16):
+# -- identity aspect: the main moving subject's look ---------------------------------------------
+def _figure_clip(colours, bg_seed: int, scale: float = 1.0, T: int = 16, squash: float = 1.0):
+    """A two-part figure (body square, head circle) walking right over a smooth random background;
+    with a small static distractor so the subject has to be chosen."""
     rng = np.random.default_rng(bg_seed)
     bg = cv2.GaussianBlur(rng.uniform(60, 160, (144, 192, 3)).astype(np.float32), (0, 0), 6).astype(np.uint8)
     frames = []
     for t in range(T):
         f = bg.copy()
-        x, y = int(40 + 5 * t), 70
-        r = int(16 * scale)
-        cv2.rectangle(f, (x - r, y - r), (x + r, y + r), colours[0], -1)
+        x, y = int(40 + 5 * t), 80
+        r, rw = int(16 * scale), int(16 * scale * squash)
+        cv2.rectangle(f, (x - rw, y - r), (x + rw, y + r), colours[0], -1)
         cv2.circle(f, (x, y - int(1.6 * r)), int(0.6 * r), colours[1], -1)
+        cv2.rectangle(f, (x - rw // 2, y + r), (x - rw // 2 + 3, y + r + 10), (15, 15, 15), -1)
+        cv2.rectangle(f, (x + rw // 2 - 3, y + r), (x + rw // 2, y + r + 10), (15, 15, 15), -1)
         frames.append(f)
     return make_clip(np.stack(frames), fps=8.0)
 
 
+RED, BLUE, GREEN, YELLOW = (210, 40, 40), (40, 80, 220), (40, 180, 60), (230, 210, 40)
+
+
+def test_identity_locates_the_multicoloured_moving_subject():
+    from sama_model.backends.lite.identity import subject_boxes, subject_mask
+
+    clip = _figure_clip((RED, BLUE), bg_seed=1)
+    boxes = subject_boxes(clip.frames, np.array([2, 8, 14]))
+    assert sorted(boxes) == [2, 8, 14]
+    for i, (x, y, w, h) in boxes.items():
+        cx = 40 + 5 * i
+        assert x <= cx <= x + w and y <= 80 <= y + h  # the box holds the figure's centre
+    mask, crop = subject_mask(clip.frames[8], boxes[8])
+    # body 33x33, head disc r=10 and two legs: about 1,100 + 300 + 90 pixels
+    assert 1200 <= int(mask.sum()) <= 1800
+
+
 def test_identity_same_figure_other_background_beats_look_alike():
-    red, blue, green = (210, 40, 40), (40, 80, 220), (40, 180, 60)
-    a = _figure_clip((red, blue), bg_seed=1)
-    same = _figure_clip((red, blue), bg_seed=2, scale=0.8)
-    other = _figure_clip((green, blue), bg_seed=3)  # another body colour
+    a = _figure_clip((RED, BLUE), bg_seed=1)
+    same = _figure_clip((RED, BLUE), bg_seed=2, scale=0.8, squash=0.75)  # other camera: scale, viewpoint
+    other_body = _figure_clip((GREEN, BLUE), bg_seed=3)
+    other_head = _figure_clip((RED, YELLOW), bg_seed=4)
     s_same = SIM.compare(a, same, aspect="identity")
-    s_other = SIM.compare(a, other, aspect="identity")
-    assert s_same["score"] > 0.5 > s_other["score"]
-    assert s_same["identity_similarity"] > s_other["identity_similarity"]
-    assert SIM.embed(a, aspect="identity").shape[0] == 1
+    s_body = SIM.compare(a, other_body, aspect="identity")
+    s_head = SIM.compare(a, other_head, aspect="identity")
+    assert s_same["score"] > 0.7 and s_body["score"] < 0.2  # the largest part changed: clearly another
+    # a changed head (a fifth of the figure) is ranked below the same figure, not always under 0.5
+    assert s_same["identity_similarity"] > s_head["identity_similarity"] + 0.05 > s_body["identity_similarity"]
+    emb = SIM.embed(a, aspect="identity")
+    assert emb.shape[1] == IDENTITY_DIM and 8 <= emb.shape[0] <= 12  # one layout grid per sampled frame
+
+
+def test_identity_without_a_moving_subject_is_undecided():
+    still = make_clip(np.repeat(_figure_clip((RED, BLUE), bg_seed=1).frames[:1], 8, axis=0), fps=8.0)
+    out = SIM.compare(still, _figure_clip((RED, BLUE), bg_seed=2), aspect="identity")
+    assert out["score"] == 0.5 and out["identity_similarity"] is None
+    assert not SIM.embed(still, aspect="identity").any()
+
+
+def test_identity_features_on_constructed_grids():
+    """Exact numbers: identical grids overlap 1; a grid whose subject cells are all another colour 0;
+    texture energy twice as high in every cell differs by |1 - 2| / (1 + 2) = 1/3."""
+    from sama_model.backends.lite.identity import GRID_H, GRID_W, N_CODES, identity_features, identity_score
+
+    g1 = np.zeros((GRID_H, GRID_W, N_CODES + 1), np.float32)
+    g1[..., 3] = 1.0  # every cell "red"
+    g1[..., -1] = 1.0  # texture energy 1
+    g2 = np.zeros_like(g1)
+    g2[..., 8] = 1.0  # every cell "green"
+    g2[..., -1] = 1.0
+    a = g1.reshape(1, -1)
+    assert identity_features(a, a) == pytest.approx((1.0, 1.0, 0.0))
+    assert identity_features(a, g2.reshape(1, -1)) == pytest.approx((0.0, 0.0, 0.0))
+    rough = g1.copy()
+    rough[..., -1] = 2.0
+    assert identity_features(a, rough.reshape(1, -1)) == pytest.approx((1.0, 1.0, 1 / 3))
+    two = np.stack([g1.reshape(-1), g2.reshape(-1)])  # a clip with one good and one mis-located frame
+    med, best, _ = identity_features(two, a)
+    assert best == pytest.approx(1.0) and med == pytest.approx(0.75)  # (median(1,0)=0.5 + median(1)=1) / 2
+    assert identity_score(a, a) > 0.8 and identity_score(a, g2.reshape(1, -1)) < 0.05
+    assert identity_score(a, a) > identity_score(a, rough.reshape(1, -1))
 
 
 def test_tool_layer_uses_the_calibrated_identity_score():
     """Through cached embeddings the lite backend scores identity with its calibrated score, not cosine."""
     from sama_model.backends.lite.identity import identity_score, identity_similarity
-    from sama_model.backends.lite.similarity import LiteVisualSimilarity
 
-    b = LiteVisualSimilarity()
-    h1 = np.array([[0.5, 0.5, 0.0, 0.0]])
-    h2 = np.array([[0.5, 0.0, 0.5, 0.0]])
-    out = b.compare_embeddings(h1, h2, "identity")
-    raw = identity_similarity(h1[0], h2[0])
-    assert raw == pytest.approx(0.5)
-    assert out == {"score": round(identity_score(raw), 4), "identity_similarity": 0.5}
-    assert b.compare_embeddings(np.zeros((1, 4)), h2, "identity") == {"score": 0.5, "identity_similarity": None}
-    assert b.compare_embeddings(h1, h2, "content") is None
+    a = SIM.embed(_figure_clip((RED, BLUE), bg_seed=1), aspect="identity")
+    b = SIM.embed(_figure_clip((GREEN, BLUE), bg_seed=3), aspect="identity")
+    out = SIM.compare_embeddings(a, b, "identity")
+    assert out == {"score": round(identity_score(a, b), 4), "identity_similarity": round(identity_similarity(a, b), 4)}
+    assert SIM.compare_embeddings(np.zeros((1, IDENTITY_DIM)), b, "identity") == {"score": 0.5, "identity_similarity": None}
+    assert SIM.compare_embeddings(a, b, "content") is None

@@ -93,3 +93,20 @@ def test_missing_pretrained_weights_fail_fast(clips, monkeypatch):
     msg = str(err.value)
     assert "ViT-L-14/openai" in msg and "visual_similarity/clip" in msg
     assert "huggingface-cli download timm/vit_large_patch14_clip_224.openai" in msg
+
+
+def test_motion_aspect_is_the_pixel_activity_profile_not_clip(clips):
+    """aspect="motion" (when things move) is answered by the shared activity profile, so the paper
+    profile's similarity tool can compare multi-view recordings too; other aspects stay CLIP cosine."""
+    from sama_model.backends.lite.activity import N_POINTS, activity_profile
+
+    sim = ClipVisualSimilarity(**OPTS)
+    a, b = clips[0], clips[1]
+    ea, eb = sim.embed(a, aspect="motion"), sim.embed(b, aspect="motion")
+    assert ea.shape == (1, N_POINTS)
+    expected = activity_profile(a.frames)
+    assert np.allclose(ea[0], expected if expected is not None else 0.0)
+    out = sim.compare(a, b, aspect="motion")
+    assert set(out) >= {"score", "correlation", "aspect"} and "model" not in out
+    assert sim.compare_embeddings(ea, eb, "motion") == {"score": out["score"], "correlation": out["correlation"]}
+    assert sim.compare_embeddings(sim.embed(a), sim.embed(b), "content") is None

@@ -135,6 +135,12 @@ class DoubleSimilarity:
     def compare(self, a, b, window_a=(None, None), window_b=(None, None), aspect="content"):
         raise AssertionError("the tool layer compares cached embeddings")
 
+    def compare_embeddings(self, ea, eb, aspect):
+        """Like the lite backend: an all-zero identity embedding means "no subject found"."""
+        if aspect == "identity" and not (np.asarray(ea).any() and np.asarray(eb).any()):
+            return {"score": 0.5, "identity_similarity": None}
+        return None  # cosine
+
 
 @register_backend("temporal_grounding", "double")
 class DoubleGrounding:

@@ -52,7 +52,7 @@ def test_video_reader_schema_is_derived_from_the_signature():
     }
     spec = TOOL_CLASSES["visual_similarity"].spec()["function"]
     assert spec["name"] == "visual_similarity"
-    assert spec["parameters"]["properties"]["aspect"]["enum"] == ["content", "style", "identity"]
+    assert spec["parameters"]["properties"]["aspect"]["enum"] == ["content", "style", "identity", "motion"]
     assert spec["description"].startswith("Score how visually similar two videos are")
 
 
@@ -78,7 +78,7 @@ def test_arguments_are_validated_coerced_and_labels_resolved(question):
     assert "no video labelled 'Video Z'" in bad.error and "Reference" in bad.error
     assert "window end 1.0 is before its start 2.0" in reader(video="Video B", query="q", start=2, end=1).error
     sim = tools_for(question)["visual_similarity"]
-    assert "must be one of ['content', 'style', 'identity']" in sim(video_a="Reference", video_b="Video A", aspect="colour").error
+    assert "must be one of ['content', 'style', 'identity', 'motion']" in sim(video_a="Reference", video_b="Video A", aspect="colour").error
 
 
 def test_similarity_embeds_each_video_once_and_scores_cosine(question):

@@ -57,16 +57,18 @@ class VisualSimilarityTool(Tool):
                 _EMBEDDINGS[key] = emb
             return emb
 
-    def forward(self, video_a: str, video_b: str, aspect: Literal["content", "style", "identity"] = "content",
+    def forward(self, video_a: str, video_b: str, aspect: Literal["content", "style", "identity", "motion"] = "content",
                 start: float | None = None, end: float | None = None) -> dict[str, Any]:
         """Score how visually similar two videos are, from 0 (unrelated) to 1 (identical). Use aspect "style" for
-        rendering style (palette, lines, shading), "content" for what is shown, and "identity" for whether the
-        main subject is the same individual (0.5 or more: same).
+        rendering style (palette, lines, shading), "content" for what is shown, "identity" for whether the
+        main subject is the same individual (0.5 or more: same), and "motion" for whether the two videos
+        record the same event in sync (things move at the same moments; robust to viewpoint and sensor).
 
         Args:
             video_a: Label of the first video, e.g. "Reference".
             video_b: Label of the second video, e.g. "Video A".
-            aspect: "content" compares what is depicted; "style" how it is depicted; "identity" the main subject.
+            aspect: "content" compares what is depicted; "style" how it is depicted; "identity" the main subject;
+                "motion" when things move.
             start: Window start in seconds applied to both videos; null for the beginning.
             end: Window end in seconds applied to both videos; null for the end.
         """

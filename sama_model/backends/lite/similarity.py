@@ -6,10 +6,14 @@ pair is scored by symmetric best-match frame similarity, so near-duplicates with
 offset or different frame rates still match frame for frame; for content, centre crops of
 each side are matched too, so a cropped or slightly zoomed copy still scores high.
 
-``aspect="identity"`` (see :mod:`.identity`) compares the main moving object's appearance
-(colour histogram of the segmented foreground) instead of whole frames, for re-identification
-across cameras/backgrounds: ``score`` is calibrated so >= 0.5 means "same individual";
-``identity_similarity`` is the raw Bhattacharyya coefficient (None if no moving object found).
+``aspect="identity"`` (see :mod:`.identity`) compares the main moving subject's appearance
+layout (a colour grid of the segmented subject, one row per frame) instead of whole frames, for
+re-identification across cameras/backgrounds: ``score`` is calibrated so >= 0.5 means "same
+individual"; ``identity_similarity`` is the raw best-match overlap (None if no subject found).
+
+``aspect="motion"`` (see :mod:`.activity`) compares *when* things move: the correlation of the
+two windows' activity profiles, robust to viewpoint and sensor (RGB, depth, edges, thermal), for
+synchronised recordings of one event; ``score`` is the correlation clipped to [0, 1].
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from mvx_tasks.video import VideoClip
 
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import content_embedding, orb_match_ratio, style_embedding
+from .activity import N_POINTS, activity_profile, profile_correlation
 from .identity import IDENTITY_DIM, identity_descriptor, identity_score, identity_similarity
 
 _EMBED = {"content": content_embedding, "style": style_embedding}
@@ -31,6 +36,12 @@ def centre_crop(frame: np.ndarray, frac: float) -> np.ndarray:
     h, w = frame.shape[:2]
     dy, dx = int(round(h * (1 - frac) / 2)), int(round(w * (1 - frac) / 2))
     return cv2.resize(frame[dy : h - dy, dx : w - dx], (w, h), interpolation=cv2.INTER_AREA)
+
+
+def _motion_result(corr: float | None) -> dict:
+    """score = correlation clipped to [0, 1]; 0 with ``correlation`` None when a clip has no motion."""
+    return {"score": 0.0 if corr is None else round(max(0.0, corr), 4),
+            "correlation": None if corr is None else round(corr, 4)}
 
 
 class LiteVisualSimilarity:
@@ -53,18 +64,27 @@ class LiteVisualSimilarity:
 
     def _identity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
         idx = window_indices(clip, window, 32)
-        key = ("identity", int(len(idx)), int(idx[-1]) if len(idx) else -1)
+        key = ("identity-layout", int(len(idx)), int(idx[-1]) if len(idx) else -1)
         return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key,
                               lambda _: identity_descriptor(clip.frames[idx]))
 
+    def _activity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
+        idx = window_indices(clip, window)
+        key = ("activity", int(len(idx)), int(idx[-1]) if len(idx) else -1)
+        return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key,
+                              lambda _: activity_profile(clip.frames[idx]))
+
     def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray:
         """[n, d] L2-normalised frame embeddings of up to ``n_frames`` frames of the window
-        (``identity``: one row, the main object's colour histogram, zeros if none found)."""
+        (``identity``: the subject's layout grid per frame where found; one zero row if none)."""
         if aspect == "identity":
             d = self._identity(clip, window)
-            return (np.zeros((1, IDENTITY_DIM), np.float32) if d is None else d[None]).astype(np.float32)
+            return (np.zeros((1, IDENTITY_DIM), np.float32) if d is None else d).astype(np.float32)
+        if aspect == "motion":
+            p = self._activity(clip, window)
+            return (np.zeros((1, N_POINTS), np.float32) if p is None else p[None]).astype(np.float32)
         if aspect not in _EMBED:
-            raise ValueError(f"aspect must be 'content', 'style' or 'identity', not {aspect!r}")
+            raise ValueError(f"aspect must be 'content', 'style', 'identity' or 'motion', not {aspect!r}")
         idx = window_indices(clip, window, self.n_frames)
         fn = _EMBED[aspect]
         rows = [FRAME_MEMO.get(clip.frames, int(i), ("embed", aspect), fn) for i in idx]
@@ -73,12 +93,14 @@ class LiteVisualSimilarity:
 
     def compare_embeddings(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> dict | None:
         """Scores from cached embeddings (the tool layer's path): the calibrated identity score for
-        ``identity`` rows; None for other aspects, which the tool scores by cosine."""
+        ``identity`` rows, the activity correlation for ``motion``; None for other aspects, which
+        the tool scores by cosine."""
+        if aspect == "motion":
+            return _motion_result(profile_correlation(ea, eb))
         if aspect != "identity":
             return None
-        a, b = (np.asarray(e, float).reshape(-1) for e in (ea, eb))
-        raw = identity_similarity(a if a.any() else None, b if b.any() else None)
-        return {"score": round(identity_score(raw), 4), "identity_similarity": None if raw is None else round(raw, 4)}
+        raw = identity_similarity(ea, eb)
+        return {"score": round(identity_score(ea, eb), 4), "identity_similarity": None if raw is None else round(raw, 4)}
 
     def compare(
         self,
@@ -89,8 +111,12 @@ class LiteVisualSimilarity:
         aspect: str = "content",
     ) -> dict:
         if aspect == "identity":
-            raw = identity_similarity(self._identity(a, window_a), self._identity(b, window_b))
-            return {"score": round(identity_score(raw), 4), "identity_similarity": None if raw is None else round(raw, 4),
+            da, db = self._identity(a, window_a), self._identity(b, window_b)
+            raw = identity_similarity(da, db)
+            return {"score": round(identity_score(da, db), 4), "identity_similarity": None if raw is None else round(raw, 4),
+                    "aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
+        if aspect == "motion":
+            return {**_motion_result(profile_correlation(self._activity(a, window_a), self._activity(b, window_b))),
                     "aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
         ea, eb = self.embed(a, window_a, aspect), self.embed(b, window_b, aspect)
         if len(ea) == 0 or len(eb) == 0:

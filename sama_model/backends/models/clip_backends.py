@@ -21,6 +21,7 @@ import numpy as np
 
 from mvx_tasks.video import VideoClip, uniform_indices
 
+from ..lite.similarity import LiteVisualSimilarity
 from ._common import change_points, cos_to_unit, spans_from_scores, window_bounds
 from ._runtime import (MODELS, MissingWeightsError, SharedModels, hub_offline, import_or_explain, looks_local,
                        select_device, select_dtype)
@@ -168,20 +169,32 @@ class _ClipBase:
         return times[sel], emb[sel], (s, e)
 
 
+_ACTIVITY = LiteVisualSimilarity()  # pixels only, no weights: the "motion" aspect of any backend
+
+
 class ClipVisualSimilarity(_ClipBase):
     """CLIP frame embeddings and cosine similarity between two clips' windows (score in [0, 1]).
 
     ``aspect`` is accepted and reported, but CLIP's embedding mixes content and style; the paper
-    uses it for both (e.g. the art-style task).
+    uses it for both (e.g. the art-style task). ``aspect="motion"`` (when things move) is not a
+    CLIP question: it is answered by the pixel activity profile shared with the lite backend.
     """
 
     backend = "visual_similarity/clip"
 
     def embed(self, clip: VideoClip, window=(None, None), aspect: str = "content") -> np.ndarray:
+        if aspect == "motion":
+            return _ACTIVITY.embed(clip, window, "motion")
         return self._window(clip, window)[1]
+
+    def compare_embeddings(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> dict | None:
+        """The activity correlation for ``motion``; None (cosine by the tool) for CLIP embeddings."""
+        return _ACTIVITY.compare_embeddings(ea, eb, "motion") if aspect == "motion" else None
 
     def compare(self, a: VideoClip, b: VideoClip, window_a=(None, None), window_b=(None, None),
                 aspect: str = "content") -> dict:
+        if aspect == "motion":
+            return _ACTIVITY.compare(a, b, window_a, window_b, "motion")
         ta, ea, wa = self._window(a, window_a)
         tb, eb, wb = self._window(b, window_b)
         ma, mb = ea.mean(0), eb.mean(0)

@@ -26,8 +26,9 @@ STYLE_QUERY = "Describe the visual style: colour palette, line quality, shading 
 SCENE_QUERY = "Describe the place, the objects and people present and the event taking place."
 CAMERA_QUERY = "How does the camera move: pan left or right, tilt up or down, zoom in or out, forward, or static?"
 TIE_MARGIN = 0.02  # similarity gap under which a reader tie-break is requested
-MVR_TEXT_WEIGHT = 0.5  # weight of scene-description overlap in multi-view reasoning
-RID_SAME_THRESHOLD = 0.8  # content similarity above which two clips are judged the same identity
+MVR_CONTENT_WEIGHT = 0.5  # weight of content similarity next to motion timing in multi-view reasoning
+RID_IDENTITY_THRESHOLD = 0.5  # identity score (calibrated same-subject probability) for "same individual"
+RID_SAME_THRESHOLD = 0.8  # content similarity for "same individual" when no moving subject was found
 
 
 def _keep(calls: list[ToolCall | None]) -> list[ToolCall]:
@@ -118,17 +119,17 @@ def decide_vs(ctx: PolicyContext) -> Decision:
 
 
 def plan_mvr(ctx: PolicyContext) -> list[ToolCall]:
-    return _similarity_calls(ctx, "content") + _keep(
-        [ctx.call("video_reader", video=v, query=SCENE_QUERY) for v in ctx.labels])
+    return _similarity_calls(ctx, "motion") + _similarity_calls(ctx, "content")
 
 
 def decide_mvr(ctx: PolicyContext) -> Decision:
-    """Content similarity plus MVR_TEXT_WEIGHT x overlap of video_reader scene descriptions."""
-    sims = _similarities(ctx, "content")
-    ref = ctx.reader_answer(ctx.reference, SCENE_QUERY)
-    scores = {c: sims.get(c, 0.0) + MVR_TEXT_WEIGHT * text_overlap(ref, ctx.reader_answer(c, SCENE_QUERY))
-              for c in ctx.candidates if c in sims or ctx.reader_answer(c, SCENE_QUERY)}
-    return _pick(ctx, scores, "same-event score (similarity + scene overlap)")
+    """Same event, another camera or sensor: motion-timing similarity (synchronised recordings move
+    at the same moments, whatever the viewpoint or modality) + MVR_CONTENT_WEIGHT x content
+    similarity (same-sensor views also share what is shown)."""
+    motion, content = _similarities(ctx, "motion"), _similarities(ctx, "content")
+    scores = {c: motion.get(c, 0.0) + MVR_CONTENT_WEIGHT * content.get(c, 0.0)
+              for c in ctx.candidates if c in motion or c in content}
+    return _pick(ctx, scores, "same-event score (motion timing + content)")
 
 
 # ----------------------------------------------------------------------------- action matching
@@ -228,24 +229,53 @@ def _yes_no_letters(ctx: PolicyContext) -> tuple[str | None, str | None]:
     return same, diff
 
 
-def plan_rid(ctx: PolicyContext) -> list[ToolCall]:
+def _rid_pairs(ctx: PolicyContext) -> list[tuple[str, str]]:
+    """(reference, candidate) pairs when options name candidates, else the first and last video."""
     if candidate_letters(ctx) and len(ctx.labels) > 2:
-        return _similarity_calls(ctx, "content")
-    a, b = ctx.labels[0], ctx.labels[-1]
-    return _keep([ctx.call("visual_similarity", video_a=a, video_b=b, aspect="content")])
+        return [(ctx.reference, c) for c in ctx.candidates]
+    return [(ctx.labels[0], ctx.labels[-1])]
+
+
+def _identity_undecided(ctx: PolicyContext, a: str, b: str) -> bool:
+    """True when the identity comparison ran but found no moving subject in a clip (the backend
+    reports identity_similarity None); then whole-clip content similarity is the fallback."""
+    for x, y in ((a, b), (b, a)):
+        d = ctx.latest("visual_similarity", x, video_a=x, video_b=y, aspect="identity")
+        if d is not None:
+            return "identity_similarity" in d and d["identity_similarity"] is None
+    return False
+
+
+def plan_rid(ctx: PolicyContext) -> list[ToolCall]:
+    """Identity similarity of each pair; content similarity only where no subject was found."""
+    calls = [ctx.call("visual_similarity", video_a=a, video_b=b, aspect="identity") for a, b in _rid_pairs(ctx)]
+    calls += [ctx.call("visual_similarity", video_a=a, video_b=b, aspect="content")
+              for a, b in _rid_pairs(ctx) if _identity_undecided(ctx, a, b)]
+    return _keep(calls)
+
+
+def _rid_score(ctx: PolicyContext, a: str, b: str) -> tuple[float | None, str, float]:
+    """(score, aspect used, same/different threshold) for one pair."""
+    if not _identity_undecided(ctx, a, b):
+        s = ctx.similarity(a, b, "identity")
+        if s is not None:
+            return s, "identity", RID_IDENTITY_THRESHOLD
+    return ctx.similarity(a, b, "content"), "content", RID_SAME_THRESHOLD
 
 
 def decide_rid(ctx: PolicyContext) -> Decision:
-    """Candidates named by the options: highest content similarity. Yes/no form: same identity
-    when visual_similarity data["score"] >= RID_SAME_THRESHOLD."""
+    """Candidates named by the options: highest identity score. Yes/no form: same individual when
+    the identity score (a calibrated same-subject probability) >= RID_IDENTITY_THRESHOLD; when no
+    moving subject was found, content similarity >= RID_SAME_THRESHOLD."""
     if candidate_letters(ctx) and len(ctx.labels) > 2:
-        return _pick(ctx, _similarities(ctx, "content"), "identity similarity")
+        scores = {c: s for c in ctx.candidates if (s := _rid_score(ctx, ctx.reference, c)[0]) is not None}
+        return _pick(ctx, scores, "identity score")
     same, diff = _yes_no_letters(ctx)
-    score = ctx.similarity(ctx.labels[0], ctx.labels[-1], "content")
+    score, aspect, threshold = _rid_score(ctx, ctx.labels[0], ctx.labels[-1])
     if score is None or not (same and diff):
         return None, "no identity similarity evidence or options are not same/different"
-    verdict = same if score >= RID_SAME_THRESHOLD else diff
-    return verdict, f"similarity {score:.3f} {'>=' if verdict == same else '<'} threshold {RID_SAME_THRESHOLD}"
+    verdict = same if score >= threshold else diff
+    return verdict, f"{aspect} score {score:.3f} {'>=' if verdict == same else '<'} threshold {threshold}"
 
 
 # ----------------------------------------------------------------------------- counting
