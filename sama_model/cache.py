@@ -3,7 +3,8 @@
 A key covers everything that determines a result: the tool, its backend name and options,
 the content hash of every video it reads (bytes, not labels or paths, so the same file under
 another label or folder hits) and the remaining arguments. Entries are JSON files written
-atomically; a corrupt entry is treated as a miss.
+atomically; a corrupt entry is treated as a miss. CACHE_REVISION is part of every key: it is
+bumped whenever a backend's outputs change, so results cached by an older release are not reused.
 """
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from typing import Any
 
 from .atomic import atomic_write_text
 
+#: bump when any backend's outputs for the same inputs change (2: lite identity grids, motion-aspect and
+#: style-mark similarity, motion patterns pulsing and shaking)
+CACHE_REVISION = 2
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 
@@ -40,8 +44,8 @@ def file_hash(path: str | os.PathLike) -> str:
 
 def cache_key(tool: str, backend: str, options: dict[str, Any], videos: dict[str, str], args: dict[str, Any]) -> str:
     """Stable key: JSON of the parts with sorted keys, hashed."""
-    payload = json.dumps({"tool": tool, "backend": backend, "options": options, "videos": videos, "args": args},
-                         sort_keys=True, default=repr)
+    payload = json.dumps({"tool": tool, "backend": backend, "options": options, "videos": videos, "args": args,
+                          "revision": CACHE_REVISION}, sort_keys=True, default=repr)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

@@ -195,3 +195,40 @@ def test_analyze_reports_manipulation_block():
     out = LiteMotionAnalyzer().analyze(clip)
     assert 0.0 <= out["manipulation"]["score"] <= 1.0
     assert set(out["manipulation"]["cues"]) == {"camera_misfit", "pinned", "copy_move"}
+
+
+def _sized(fn_xy, fn_size, shape="circle", n=24):
+    """A shape whose centre and size follow ``fn_xy(i)`` and ``fn_size(i)`` over a noise background."""
+    base = background(224, 224, "noise", seed=0)
+    frames = []
+    for i in range(n):
+        img = base.copy()
+        draw_shape(img, shape, "red", fn_xy(i), fn_size(i))
+        frames.append(img)
+    return make_clip(frames)
+
+
+def test_pulsing_is_a_size_swing_in_place():
+    """Radius 20 x (1 +- 0.4) over three cycles: area varies ~5x, up and down repeatedly."""
+    clip = _sized(lambda i: (112, 112), lambda i: 20 * (1 + 0.4 * np.sin(2 * np.pi * i / 8)))
+    (obj,) = LiteMotionAnalyzer().analyze(clip)["objects"]
+    assert obj["patterns"] == ["static", "pulsing"] and obj["pattern"] == "pulsing"
+
+
+def test_shaking_goes_back_and_forth_without_getting_anywhere():
+    """x swings +-10 px with a 2.7-frame period (3 Hz at 8 fps): many reversals, no net travel."""
+    clip = _sized(lambda i: (112 + 10 * np.sin(2 * np.pi * i / 2.7), 112), lambda i: 16)
+    (obj,) = LiteMotionAnalyzer().analyze(clip)["objects"]
+    assert obj["pattern"] == "shaking"
+
+
+def test_main_actor_is_the_largest_object_doing_something():
+    from sama_model.skills.multi_video_comparison.policy import main_actor
+
+    objs = [{"id": 1, "patterns": ["static"], "size_px": 60.0, "path_px": 0.0},  # a big backdrop shape
+            {"id": 2, "patterns": ["static", "pulsing"], "size_px": 30.0, "path_px": 2.0},  # the actor
+            {"id": 3, "patterns": ["linear"], "size_px": 8.0, "path_px": 90.0}]  # small drifting clutter
+    assert main_actor(objs)["id"] == 2
+    assert main_actor([objs[0]])["id"] == 1  # nothing active: the largest
+    assert main_actor([{"id": 4, "patterns": ["linear"], "path_px": 5.0},
+                       {"id": 5, "patterns": ["bouncing"], "path_px": 50.0}])["id"] == 5  # no sizes: moves most

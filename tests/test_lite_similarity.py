@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.features import CONTENT_DIM, STYLE_DIM, dhash, hamming_similarity, phash
+from sama_model.backends.lite.features import CONTENT_DIM, MARK_NAMES, STYLE_DIM, dhash, hamming_similarity, phash
 from sama_model.backends.lite.fixtures import (
     background,
     camera_clip,
@@ -56,8 +56,10 @@ def test_near_duplicates_beat_different_clips(variant):
 def test_embeddings_shape_and_norm():
     e = SIM.embed(REF)
     s = SIM.embed(REF, aspect="style")
-    assert e.shape == (8, CONTENT_DIM) and s.shape == (8, STYLE_DIM)
-    assert np.allclose(np.linalg.norm(e, axis=1), 1, atol=1e-5) and np.allclose(np.linalg.norm(s, axis=1), 1, atol=1e-5)
+    # style rows: the unit-norm palette/texture embedding, then the rendering marks
+    assert e.shape == (8, CONTENT_DIM) and s.shape == (8, STYLE_DIM + len(MARK_NAMES))
+    assert np.allclose(np.linalg.norm(e, axis=1), 1, atol=1e-5)
+    assert np.allclose(np.linalg.norm(s[:, :STYLE_DIM], axis=1), 1, atol=1e-5)
     assert SIM.compare(REF, REF)["score"] == pytest.approx(1.0, abs=1e-4)
     assert SIM.embed(REF, window=(0.0, 0.3)).shape[0] == 3  # frames at 0, 0.125, 0.25 s
 
@@ -220,3 +222,46 @@ def test_tool_layer_uses_the_calibrated_identity_score():
     assert out == {"score": round(identity_score(a, b), 4), "identity_similarity": round(identity_similarity(a, b), 4)}
     assert SIM.compare_embeddings(np.zeros((1, IDENTITY_DIM)), b, "identity") == {"score": 0.5, "identity_similarity": None}
     assert SIM.compare_embeddings(a, b, "content") is None
+
+
+# -- rendering marks: overlays, banding and outlines, measured independently of content ---------
+def _overlay(img: np.ndarray, kind: str, seed: int = 0) -> np.ndarray:
+    """The overlays of a rendering pipeline: every third row darkened (scanlines), a 5-px dot grid
+    (halftone), strong per-pixel noise (grain), values rounded to 64-steps (posterize)."""
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    f = img.astype(np.float32)
+    if kind == "scanlines":
+        f = f * np.where(yy[..., None] % 3 == 0, 0.78, 1.0)
+    elif kind == "halftone":
+        f = f * (1 - 0.22 * ((((xx % 5) - 2) ** 2 + ((yy % 5) - 2) ** 2) < 3)[..., None])
+    elif kind == "grain":
+        f = f + np.random.default_rng(seed).normal(0, 14, f.shape)
+    elif kind == "posterize":
+        f = np.round(f / 64.0) * 64.0
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("kind,mark", [("scanlines", "scanlines"), ("halftone", "halftone"), ("grain", "grain"),
+                                       ("posterize", "posterization")])
+def test_each_overlay_raises_its_own_mark(kind, mark):
+    from sama_model.backends.lite.features import MARK_SCALE, rendering_marks
+
+    base = cv2.resize(_layout(21), (192, 144))
+    plain, marked = rendering_marks(base), rendering_marks(_overlay(base, kind))
+    j = MARK_NAMES.index(mark)
+    assert marked[j] - plain[j] > 0.5 * MARK_SCALE[j]  # at least half a typical spread
+
+
+def test_style_ranks_the_same_rendering_over_the_same_palette():
+    """Four candidates with the reference's palette and other content: only one shares its overlay."""
+    ref = make_clip([_overlay(cv2.resize(_layout(31), (192, 144)), "scanlines")] * 4)
+    cands = {k: make_clip([_overlay(cv2.resize(_layout(32 + i), (192, 144)), k, seed=i)] * 4)
+             for i, k in enumerate(["halftone", "scanlines", "grain", "none"])}
+    scores = {k: SIM.compare(ref, c, aspect="style")["score"] for k, c in cands.items()}
+    assert max(scores, key=scores.get) == "scanlines"
+    out = SIM.compare(ref, cands["scanlines"], aspect="style")
+    assert set(out) >= {"score", "palette_texture_cosine", "marks_distance", "frame_scores"}
+    ea, eb = SIM.embed(ref, aspect="style"), SIM.embed(cands["scanlines"], aspect="style")
+    cached = SIM.compare_embeddings(ea, eb, "style")
+    assert cached == {k: out[k] for k in ("score", "palette_texture_cosine", "marks_distance")}

@@ -103,6 +103,10 @@ def _circle_fit(c: np.ndarray) -> tuple[np.ndarray, float, float]:
     return np.array([cx, cy]), r, res
 
 
+PULSE_STEP = 0.08  # log-area change per step below which a size change does not count as a swing
+PULSE_RANGE = float(np.log(2.2))  # a pulsing object's area varies by more than this factor
+
+
 def _reversals(v: np.ndarray, noise: float) -> list[int]:
     """Indices where a 1-D velocity changes sign (ignoring |v| below ``noise``)."""
     out, last = [], 0
@@ -128,6 +132,7 @@ def classify_track(track: Track, times: np.ndarray, offsets: np.ndarray, frame_w
         "id": track.id,
         "label": track.label,
         "color": track.color,
+        "size_px": round(float(np.median(np.sqrt(track.areas()))), 1),  # typical side length: who is largest
         "start": [round(float(x), 1) for x in raw[0]],
         "end": [round(float(x), 1) for x in raw[-1]],
     }
@@ -136,10 +141,15 @@ def classify_track(track: Track, times: np.ndarray, offsets: np.ndarray, frame_w
         return out
     duration = max(float(t[-1] - t[0]), 1e-6)
     patterns: list[str] = []
-    # size trend
-    slope = float(np.polyfit(t, np.log(track.areas()), 1)[0])
+    # size: pulsing (the size swings up and down repeatedly) or a monotonic trend
+    log_area = np.log(track.areas())
+    slope = float(np.polyfit(t, log_area, 1)[0])
     ratio = float(np.exp(slope * duration))
-    if ratio > 1.3:
+    swings = _reversals(np.diff(log_area), PULSE_STEP)
+    pulsing = len(swings) >= 2 and float(log_area.max() - log_area.min()) > PULSE_RANGE
+    if pulsing:
+        patterns.append("pulsing")
+    elif ratio > 1.3:
         patterns.append("growing")
     elif ratio < 1 / 1.3:
         patterns.append("shrinking")
@@ -175,6 +185,10 @@ def classify_track(track: Track, times: np.ndarray, offsets: np.ndarray, frame_w
             trajectory = "orbiting"
         elif straight > 0.9 and not (rev_x or rev_y):
             trajectory = "linear"
+        elif pulsing and extent < size:  # a pulsing object's outline moves its centroid a little
+            trajectory = "static"
+        elif _shaking(d, net, rev_x, rev_y, extent):
+            trajectory = "shaking"
         elif rev_x or rev_y:
             trajectory = _reversal_kind(raw, d, rev_x, rev_y, size, (w, h))
         else:
@@ -193,6 +207,17 @@ def classify_track(track: Track, times: np.ndarray, offsets: np.ndarray, frame_w
         path_px=round(path, 1),
     )
     return out
+
+
+def _shaking(d: np.ndarray, net: np.ndarray, rev_x: list[int], rev_y: list[int], extent: float) -> bool:
+    """Shaking: rapid back-and-forth along one axis (reversals at least every third step there)
+    that goes nowhere (net displacement under half the extent), the other axis nearly still.
+    Zig-zag differs: it advances along one axis while reversing along the other."""
+    for revs, other in ((rev_x, 1), (rev_y, 0)):
+        if len(revs) >= max(3, len(d) // 3) and float(np.linalg.norm(net)) < 0.5 * extent:
+            if float(np.abs(d[:, other]).sum()) < 0.5 * float(np.abs(d[:, 1 - other]).sum()):
+                return True
+    return False
 
 
 def _reversal_kind(

@@ -24,11 +24,31 @@ import numpy as np
 from mvx_tasks.video import VideoClip
 
 from .common import FRAME_MEMO, Window, window_indices, window_span
-from .features import content_embedding, orb_match_ratio, style_embedding
+from .features import MARK_SCALE, content_embedding, orb_match_ratio, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
 from .identity import IDENTITY_DIM, identity_descriptor, identity_score, identity_similarity
 
-_EMBED = {"content": content_embedding, "style": style_embedding}
+MARK_WEIGHT = 0.2  # how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit)
+
+
+def style_row(frame: np.ndarray) -> np.ndarray:
+    """One frame's style embedding followed by its rendering marks (see :func:`style_scores`)."""
+    return np.concatenate([style_embedding(frame), rendering_marks(frame)])
+
+
+_EMBED = {"content": content_embedding, "style": style_row}
+
+
+def style_scores(ea: np.ndarray, eb: np.ndarray) -> dict:
+    """Style similarity of two clips' style rows: the cosine of the mean palette/texture embeddings,
+    damped by exp(-MARK_WEIGHT x distance) where the distance adds up the per-mark differences of the
+    clips' median rendering marks in MARK_SCALE units (overlays, outlines, shading, banding)."""
+    n = len(MARK_SCALE)
+    sa, sb = ea[:, :-n].mean(0), eb[:, :-n].mean(0)
+    cos = float(sa @ sb / max(np.linalg.norm(sa) * np.linalg.norm(sb), 1e-9))
+    dist = float(np.abs((np.median(ea[:, -n:], 0) - np.median(eb[:, -n:], 0)) / MARK_SCALE).sum())
+    score = max(0.0, cos) * float(np.exp(-MARK_WEIGHT * dist))
+    return {"score": round(score, 4), "palette_texture_cosine": round(cos, 4), "marks_distance": round(dist, 4)}
 
 
 def centre_crop(frame: np.ndarray, frac: float) -> np.ndarray:
@@ -97,6 +117,8 @@ class LiteVisualSimilarity:
         the tool scores by cosine."""
         if aspect == "motion":
             return _motion_result(profile_correlation(ea, eb))
+        if aspect == "style":
+            return style_scores(np.asarray(ea, np.float32), np.asarray(eb, np.float32))
         if aspect != "identity":
             return None
         raw = identity_similarity(ea, eb)
@@ -121,6 +143,11 @@ class LiteVisualSimilarity:
         ea, eb = self.embed(a, window_a, aspect), self.embed(b, window_b, aspect)
         if len(ea) == 0 or len(eb) == 0:
             return {"score": 0.0, "frame_scores": [], "aspect": aspect, "note": "empty window"}
+        if aspect == "style":
+            n = len(MARK_SCALE)
+            frames = np.clip(ea[:, :-n] @ eb[:, :-n].T, 0.0, 1.0).max(axis=1)
+            return {**style_scores(ea, eb), "frame_scores": [round(float(x), 4) for x in frames], "aspect": aspect,
+                    "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
         sims = ea @ eb.T
         if aspect == "content":  # a cropped copy matches a centre crop of the original, or vice versa
             for frac in self.crop_scales:

@@ -157,14 +157,17 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 
 def main_actor(objects: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The object performing the action: the largest (data "size_px") when the analyzer reports
-    sizes, else the one that moves most (data "path_px"); objects with too few observations
-    ("unknown" pattern) are skipped."""
+    """The object performing the action: the largest (data "size_px") of those doing something
+    (a pattern other than "static": moving, spinning, pulsing...), else the largest of all; when the
+    analyzer reports no sizes, the one that moves most (data "path_px"). Objects with too few
+    observations ("unknown" pattern) are skipped; large static regions (backdrop shapes, poles)
+    are not actors."""
     live = [o for o in objects if _pattern_set(o)]
     if not live:
         return None
-    if any("size_px" in o for o in live):
-        return max(live, key=lambda o: (float(o.get("size_px") or 0.0), float(o.get("path_px") or 0.0)))
+    if any(o.get("size_px") for o in live):
+        active = [o for o in live if _pattern_set(o) != {"static"}] or live
+        return max(active, key=lambda o: (float(o.get("size_px") or 0.0), float(o.get("path_px") or 0.0)))
     return max(live, key=lambda o: float(o.get("path_px") or 0.0))
 
 
