@@ -8,9 +8,11 @@ against the generator's recorded ``meta`` (which only this script reads, never a
   relation rule's answer (the candidate whose count best satisfies the relation).
 * SPR: camera trends per video vs the true trend set, and the "shares a trend" answer rule.
 * SEQ: clip order maximising summed pairwise continuity.
-* VS / MVR: content similarity ranking; ART: style similarity ranking.
+* VS: content similarity ranking; ART: style similarity ranking; MVR: motion-timing similarity +
+  MVR_CONTENT_WEIGHT x content similarity (the scripted policy's rule).
 * AM: the actor's (largest track's) motion pattern matched to the reference, ties by similarity.
-* RID: content similarity of the two videos, thresholded (and the best threshold, for reference).
+* RID: identity similarity of the two videos (calibrated: >= 0.5 same), its AUC and the best
+  threshold, for reference.
 * FD: the motion analyzer's manipulation score, higher video picked.
 
 Run: PYTHONPATH=. HF_HUB_OFFLINE=1 python benchmarks/lite_on_synth.py /tmp/synth_tune [--tasks CNT,SPR] [-v]
@@ -156,7 +158,23 @@ class Bench:
         return self._rank(samples, "content", "VS")
 
     def run_mvr(self, samples: list[dict]) -> dict:
-        return self._rank(samples, "content", "MVR")
+        from sama_model.skills.multi_video_comparison.policy import MVR_CONTENT_WEIGHT
+
+        ans, by_kind = [], defaultdict(list)
+        for s in samples:
+            ref = self.clip(s, "Reference")
+            scores = []
+            for c in CANDS:
+                clip = self.clip(s, c)
+                motion = self.timer("visual_similarity.compare[motion]", self.sim.compare, ref, clip, aspect="motion")
+                content = self.timer("visual_similarity.compare[content]", self.sim.compare, ref, clip)
+                scores.append(motion["score"] + MVR_CONTENT_WEIGHT * content["score"])
+            ok = "ABCD"[int(np.argmax(scores))] == s["answer"]
+            ans.append(ok)
+            by_kind[s["meta"]["candidates"][f"Video {s['answer']}"]["view"]["mode"]].append(ok)
+            self.log(s["id"], "MVR", [round(x, 3) for x in scores], "answer", s["answer"])
+        return {"accuracy": float(np.mean(ans)),
+                "detail": {f"positive seen as {k}": round(float(np.mean(v)), 3) for k, v in sorted(by_kind.items())}}
 
     def run_art(self, samples: list[dict]) -> dict:
         return self._rank(samples, "style", "ART")

@@ -112,6 +112,16 @@ def test_motion_continuity_and_tool_cache(question, tmp_path):
     r2 = tools_for(question, cache)["motion_analyzer"](video="Video A", next_video="Video B")
     assert r2.cached and r2.data == r.data and D.CALLS["continuity"] == 1
     assert cache.stats() == {"hits": 1, "misses": 1}
+    # results cached by a release whose backends answered differently are not reused
+    import sama_model.cache as cache_module
+
+    old_revision = cache_module.CACHE_REVISION
+    try:
+        cache_module.CACHE_REVISION = old_revision + 1
+        r3 = tools_for(question, cache)["motion_analyzer"](video="Video A", next_video="Video B")
+    finally:
+        cache_module.CACHE_REVISION = old_revision
+    assert not r3.cached and D.CALLS["continuity"] == 2
 
 
 def test_paths_must_stay_inside_the_root(tmp_path):
