@@ -169,16 +169,22 @@ def identity_features(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float
             float((np.median(da) + np.median(db)) / 2))
 
 
+def identity_result(a: np.ndarray | None, b: np.ndarray | None) -> dict:
+    """{"score": same-subject probability (0.5 = undecided, also when a subject is missing),
+    "identity_similarity": median best-match layout overlap, None when a subject is missing};
+    the features are computed once for both."""
+    if a is None or b is None or not np.asarray(a).any() or not np.asarray(b).any():
+        return {"score": 0.5, "identity_similarity": None}
+    feats = identity_features(a, b)
+    z = SCORE_WEIGHTS[-1] + sum(w * f for w, f in zip(SCORE_WEIGHTS, feats))
+    return {"score": round(float(1.0 / (1.0 + np.exp(-z))), 4), "identity_similarity": round(feats[0], 4)}
+
+
 def identity_similarity(a: np.ndarray | None, b: np.ndarray | None) -> float | None:
     """Median best-match layout overlap in [0, 1]; None when either side has no subject."""
-    if a is None or b is None or not np.asarray(a).any() or not np.asarray(b).any():
-        return None
-    return round(identity_features(a, b)[0], 6)
+    return identity_result(a, b)["identity_similarity"]
 
 
 def identity_score(a: np.ndarray | None, b: np.ndarray | None) -> float:
     """Probability-like same-subject score (0.5 = undecided, also when a subject is missing)."""
-    if identity_similarity(a, b) is None:
-        return 0.5
-    z = SCORE_WEIGHTS[-1] + sum(w * f for w, f in zip(SCORE_WEIGHTS, identity_features(a, b)))
-    return float(1.0 / (1.0 + np.exp(-z)))
+    return identity_result(a, b)["score"]

@@ -26,7 +26,7 @@ from mvx_tasks.video import VideoClip
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import MARK_SCALE, content_embedding, orb_match_ratio, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import IDENTITY_DIM, identity_descriptor, identity_score, identity_similarity
+from .identity import IDENTITY_DIM, identity_descriptor, identity_result
 
 MARK_WEIGHT = 0.2  # how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit)
 
@@ -119,10 +119,9 @@ class LiteVisualSimilarity:
             return _motion_result(profile_correlation(ea, eb))
         if aspect == "style":
             return style_scores(np.asarray(ea, np.float32), np.asarray(eb, np.float32))
-        if aspect != "identity":
-            return None
-        raw = identity_similarity(ea, eb)
-        return {"score": round(identity_score(ea, eb), 4), "identity_similarity": None if raw is None else round(raw, 4)}
+        if aspect == "identity":
+            return identity_result(ea, eb)
+        return None
 
     def compare(
         self,
@@ -132,22 +131,16 @@ class LiteVisualSimilarity:
         window_b: Window = (None, None),
         aspect: str = "content",
     ) -> dict:
-        if aspect == "identity":
-            da, db = self._identity(a, window_a), self._identity(b, window_b)
-            raw = identity_similarity(da, db)
-            return {"score": round(identity_score(da, db), 4), "identity_similarity": None if raw is None else round(raw, 4),
-                    "aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
-        if aspect == "motion":
-            return {**_motion_result(profile_correlation(self._activity(a, window_a), self._activity(b, window_b))),
-                    "aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
+        spans = {"aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
         ea, eb = self.embed(a, window_a, aspect), self.embed(b, window_b, aspect)
+        if aspect in ("identity", "motion"):  # one scoring rule for this path and the tool layer's
+            return {**self.compare_embeddings(ea, eb, aspect), **spans}
         if len(ea) == 0 or len(eb) == 0:
             return {"score": 0.0, "frame_scores": [], "aspect": aspect, "note": "empty window"}
         if aspect == "style":
             n = len(MARK_SCALE)
             frames = np.clip(ea[:, :-n] @ eb[:, :-n].T, 0.0, 1.0).max(axis=1)
-            return {**style_scores(ea, eb), "frame_scores": [round(float(x), 4) for x in frames], "aspect": aspect,
-                    "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
+            return {**style_scores(ea, eb), "frame_scores": [round(float(x), 4) for x in frames], **spans}
         sims = ea @ eb.T
         if aspect == "content":  # a cropped copy matches a centre crop of the original, or vice versa
             for frac in self.crop_scales:
