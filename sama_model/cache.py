@@ -18,8 +18,9 @@ from typing import Any
 from .atomic import atomic_write_text
 
 #: bump when any backend's outputs for the same inputs change (2: lite identity grids, motion-aspect and
-#: style-mark similarity, motion patterns pulsing and shaking)
-CACHE_REVISION = 2
+#: style-mark similarity, motion patterns pulsing and shaking; 3: lite identity as a relative colour
+#: layout, motion pattern rules)
+CACHE_REVISION = 3
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

@@ -300,3 +300,153 @@ def test_option_video_map_and_counting_parse():
     assert counting_target("Which video has fewer red cars than the reference?") == "car"
     assert counting_target("How many people are dancing?") == "person"
     assert [counting_relation(x) for x in ("same number of", "more dogs", "fewer dogs")] == ["eq", "gt", "lt"]
+
+
+# ----------------------------------------------------------------------------- DE visual relations
+
+DE_OPTS = {"A": "Strengthens", "B": "Weakens"}
+DE_LABELS = ["Premise", "Update"]
+
+
+def de_ctx(hypothesis: str, results: list[tuple[str, dict, dict]]):
+    """A DE PolicyContext (3 s clips) whose memory holds the given (tool, args, data) results."""
+    from sama_model.memory import EvidenceMemory
+    from sama_model.skills.context import PolicyContext
+    from sama_model.tools.base import ToolResult
+
+    mem = EvidenceMemory(DE_LABELS)
+    for i, (tool, args, data) in enumerate(results):
+        mem.add(ToolResult(tool, args, data=data, videos=[args["video"]], call_id=f"c{i}"), 1)
+    q = AgentQuestion("q", f"Hypothesis: \"{hypothesis}\"\nDoes the Update video strengthen or weaken the "
+                      "hypothesis?", DE_OPTS, tuple(VideoRef(v, f"/{v}.mp4") for v in DE_LABELS))
+    tools = {"scene_graph", "object_tracker", "video_reader", "subtitle_retriever"}
+    return PolicyContext(q, "DE", "registry", mem, tools, lambda _: 3.0, option_video_map(DE_OPTS, DE_LABELS))
+
+
+def _track(boxes: list[list[float]], t0: float = 0.0) -> dict:
+    times = [t0 + 0.5 * i for i in range(len(boxes))]
+    c = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes]
+    return {"times": times, "boxes": boxes, "displacement": [c[-1][0] - c[0][0], c[-1][1] - c[0][1]]}
+
+
+def test_de_relation_parsing():
+    from sama_model.skills.subtitle.policy import DeRelation, de_relation
+
+    assert de_relation("The teal star will reach the orange zone.") == DeRelation("reach", "teal", "orange")
+    assert de_relation("There are more circles than triangles in the room.") == DeRelation("more", "circle", "triangle")
+    assert de_relation("The blue tower will end up taller than the white tower.") == DeRelation("taller", "blue", "white")
+    assert de_relation("a man is cooking dinner.") is None
+
+
+ZONE = _track([[140, 50, 165, 75]] * 6)
+
+
+@pytest.mark.parametrize("subject_boxes,expected,gaps", [
+    # moves right into the zone: gap 40 -> 0
+    ([[90, 60, 100, 70], [105, 60, 115, 70], [120, 60, 130, 70], [135, 60, 145, 70]], "A", "40.0->0.0px"),
+    # turns away upward: gap 40 -> hypot(50, 40)
+    ([[90, 60, 100, 70], [95, 40, 105, 50], [90, 20, 100, 30], [80, 0, 90, 10]], "B", "40.0->64.0px"),
+])
+def test_de_reach_zone(subject_boxes, expected, gaps):
+    from sama_model.skills.subtitle.policy import decide_de, plan_de
+
+    hyp = "The red square will reach the green zone."
+    ctx = de_ctx(hyp, [])
+    assert [(c.tool, c.args) for c in plan_de(ctx)] == [
+        ("object_tracker", {"video": "Update", "query": "red"}), ("object_tracker", {"video": "Update", "query": "green"})]
+    ctx = de_ctx(hyp, [("object_tracker", {"video": "Update", "query": "red"}, {"tracks": [_track(subject_boxes)]}),
+                       ("object_tracker", {"video": "Update", "query": "green"}, {"tracks": [ZONE]})])
+    letter, reason = decide_de(ctx)
+    assert letter == expected and f"gap to 'green' zone {gaps}" in reason
+    assert plan_de(ctx) and all(c.tool == "object_tracker" for c in plan_de(ctx))  # settled: no text reads
+
+
+def test_de_reach_without_zone_uses_progress():
+    """No zone-coloured region found: a subject that stops (a barrier) does not reach it."""
+    from sama_model.skills.subtitle.policy import decide_de
+
+    stops = [[0, 60, 10, 70], [10, 60, 20, 70], [20, 60, 30, 70], [30, 60, 40, 70], [31, 60, 41, 70], [31, 60, 41, 70]]
+    ctx = de_ctx("The red square will reach the green zone.",
+                 [("object_tracker", {"video": "Update", "query": "red"}, {"tracks": [_track(stops)]}),
+                  ("object_tracker", {"video": "Update", "query": "green"}, {"tracks": []})])
+    assert decide_de(ctx) == ("B", "reach: no 'green' zone found; last-third progress 0.0px vs first third 10.0px")
+
+
+def _sg(video: str, counts: dict, **window) -> tuple[str, dict, dict]:
+    args = {"video": video, "query": "", "n_frames": 6, "start": None, "end": None, **window}
+    return "scene_graph", args, {"counts": counts, "frames": []}
+
+
+@pytest.mark.parametrize("update_counts,expected,detail", [
+    ({"star": 1, "circle": 0}, "A", "star 3+1=4 vs circle 2+0=2"),
+    ({"circle": 3, "blob": 2}, "B", "star 3+0=3 vs circle 2+3=5"),
+])
+def test_de_more_counts_premise_plus_update_end(update_counts, expected, detail):
+    from sama_model.skills.subtitle.policy import decide_de, plan_de
+
+    hyp = "There are more stars than circles in the room."
+    planned = [(c.tool, c.args) for c in plan_de(de_ctx(hyp, []))]
+    assert planned == [("scene_graph", {"video": "Premise", "query": "", "n_frames": 6}),
+                       ("scene_graph", {"video": "Update", "query": "", "n_frames": 6, "start": 2.25, "end": None})]
+    ctx = de_ctx(hyp, [_sg("Premise", {"star": 3, "circle": 2, "square": 4}),
+                       _sg("Update", update_counts, start=2.25)])
+    letter, reason = decide_de(ctx)
+    assert letter == expected and detail in reason
+
+
+def _tower_sg(query: str, window: dict, tops: list[float], x: float = 60.0) -> tuple[str, dict, dict]:
+    """A scene_graph result whose every frame shows a stack of 10 px blocks from y=126 up to each top."""
+    frames = []
+    for top in tops:
+        ys = list(range(116, int(top) - 1, -12))
+        frames.append({"objects": [{"box": [x, y, x + 10, y + 10]} for y in ys] +
+                       [{"box": [x + 60, 10, x + 70, 20]}]})  # a stray same-colour object: no stack
+    args = {"video": "Update", "query": query, "n_frames": 6, "start": None, "end": None, **window}
+    return "scene_graph", args, {"frames": frames}
+
+
+HEAD, TAIL = {"end": 0.75}, {"start": 2.25}
+
+
+@pytest.mark.parametrize("blue_end,expected", [(20.0, "A"), (116.0, "B")])
+def test_de_taller_compares_final_tops(blue_end, expected):
+    from sama_model.skills.subtitle.policy import decide_de
+
+    ctx = de_ctx("The blue tower will end up taller than the white tower.",
+                 [_tower_sg("blue", HEAD, [80.0]), _tower_sg("blue", TAIL, [blue_end] * 3),
+                  _tower_sg("white", HEAD, [68.0]), _tower_sg("white", TAIL, [68.0] * 3)])
+    letter, reason = decide_de(ctx)
+    assert letter == expected and reason == f"taller: final tops blue y={blue_end:.1f}, white y=68.0"
+
+
+def test_de_taller_rival_unseen_uses_growth():
+    from sama_model.skills.subtitle.policy import decide_de
+
+    ctx = de_ctx("The blue tower will end up taller than the white tower.",
+                 [_tower_sg("blue", HEAD, [80.0]), _tower_sg("blue", TAIL, [116.0]),
+                  ("scene_graph", {"video": "Update", "query": "white", "n_frames": 6, "start": None, "end": 0.75},
+                   {"frames": []})])
+    assert decide_de(ctx) == ("B", "taller: white tower unseen; blue top y=80.0->116.0")
+
+
+def test_de_unparseable_hypothesis_uses_text_rule():
+    """No checkable relation: the text evidence is planned and the overlap rule decides."""
+    from sama_model.skills.subtitle.policy import EVENT_QUERY, decide_de, plan_de
+
+    hyp = "The guests will enjoy the party."
+    assert {c.tool for c in plan_de(de_ctx(hyp, []))} == {"subtitle_retriever", "video_reader"}
+    ctx = de_ctx(hyp, [("video_reader", {"video": "Premise", "query": EVENT_QUERY}, {"answer": "Guests arrive."}),
+                       ("video_reader", {"video": "Update", "query": EVENT_QUERY},
+                        {"answer": "The guests never enjoy the party; nobody dances."})])
+    letter, reason = decide_de(ctx)
+    assert letter == "B" and reason.startswith("hypothesis states no checkable visual relation; hypothesis overlap")
+
+
+def test_de_inconclusive_measurement_falls_back_to_text():
+    """A relation the measurements cannot settle (subject never tracked) adds the text reads."""
+    from sama_model.skills.subtitle.policy import plan_de
+
+    ctx = de_ctx("The red square will reach the green zone.",
+                 [("object_tracker", {"video": "Update", "query": "red"}, {"tracks": []}),
+                  ("object_tracker", {"video": "Update", "query": "green"}, {"tracks": [ZONE]})])
+    assert {c.tool for c in plan_de(ctx)} == {"object_tracker", "subtitle_retriever", "video_reader"}

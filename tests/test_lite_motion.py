@@ -190,6 +190,23 @@ def test_copy_move_detected_with_its_offset():
     assert e_fake["copy_offset"] is not None and abs(abs(e_fake["copy_offset"][1]) - 90) <= 2
 
 
+def test_manipulation_score_is_calibrated_on_pinned_and_copy_move():
+    """No pinned region and no duplicates -> the bias alone, sigmoid(-2.725) = 0.0615; a frozen
+    region crosses 0.5; a clone's copy-move cue (20 votes per frame) decides on its own."""
+    from sama_model.backends.lite.forensics import manipulation_evidence
+
+    clean = _panning_clip()
+    frozen = clean.copy()
+    frozen[:, 40:80, 60:110] = clean[4, 40:80, 60:110]
+    cloned = clean.copy()
+    cloned[:, 30:70, 110:160] = clean[:, 30:70, 20:70]
+    e_clean, e_frozen, e_cloned = (manipulation_evidence(x) for x in (clean, frozen, cloned))
+    assert e_clean["raw"]["pinned"] == 0.0 and e_clean["raw"]["copy_move_votes"] == 0.0
+    assert e_clean["score"] == pytest.approx(0.0615, abs=1e-4)
+    assert e_frozen["score"] > 0.5 > e_clean["score"]
+    assert e_cloned["score"] == e_cloned["cues"]["copy_move"] > 0.99
+
+
 def test_analyze_reports_manipulation_block():
     clip = make_clip(_panning_clip(T=12), fps=8.0)
     out = LiteMotionAnalyzer().analyze(clip)
@@ -232,3 +249,84 @@ def test_main_actor_is_the_largest_object_doing_something():
     assert main_actor([objs[0]])["id"] == 1  # nothing active: the largest
     assert main_actor([{"id": 4, "patterns": ["linear"], "path_px": 5.0},
                        {"id": 5, "patterns": ["bouncing"], "path_px": 50.0}])["id"] == 5  # no sizes: moves most
+
+
+# -- waveform-based oscillation kinds (8 fps, 24 frames, like MVX-Synth's AM clips) --------------
+
+def _fps8(fn, n=24, shape="square", size=16.0):
+    """A red shape on a noise background whose centre follows ``fn(t)`` (t in seconds at 8 fps)."""
+    return _traj(lambda i: fn(i / 8.0), shape=shape, n=n, size=size)
+
+
+def _tri(u):
+    """Triangle wave in [-1, 1] with period 1."""
+    return 2 * np.abs((u % 1.0) - 0.5) * 2 - 1
+
+
+@pytest.mark.parametrize(
+    "name,fn,pattern",
+    [
+        # a ball bouncing in place: y = floor - A |sin| (sharp turn at the floor, rounded apex)
+        ("bounce in place", lambda t: (112, 150 - 90 * abs(np.sin(np.pi * 1.0 * t + 0.4))), "bouncing"),
+        # zig-zag: sharp turns on both sides while advancing ~1.3 object sizes over the clip
+        ("slow zigzag", lambda t: (90 + 12 * t, 112 + 18 * _tri(1.4 * t + 0.2)), "zig-zag"),
+        # a faster zig-zag across most of the frame
+        ("fast zigzag", lambda t: (40 + 45 * t, 112 + 16 * _tri(1.5 * t)), "zig-zag"),
+        # a slow slide (about one object size per second) with sub-pixel steps: no reversals
+        ("slow slide", lambda t: (80 + 10 * t, 100 + 3 * t), "linear"),
+        # shaking: +-7 px at 2.8 Hz, going nowhere
+        ("shake", lambda t: (112 + 7 * np.sin(2 * np.pi * 2.8 * t + 1.0), 112), "shaking"),
+    ],
+)
+def test_oscillation_kinds_at_8_fps(name, fn, pattern):
+    objs = LiteMotionAnalyzer().analyze(_fps8(fn))["objects"]
+    assert len(objs) == 1 and objs[0]["pattern"] == pattern, (name, objs[0]["patterns"])
+
+
+def test_waveform_fit_recovers_shape_and_rate():
+    """Exact samples: each template explains its own waveform fully, at the right rate, and a
+    triangle and |sin| are told apart (the fit of the other template is clearly worse)."""
+    from sama_model.backends.lite.motion import _waveform_fit
+
+    t = np.arange(24) / 8.0
+    bounce = -np.abs(np.sin(np.pi * (1.0 * t + 10 / 48)))  # 1 bounce per second, a phase on the grid
+    zig = _tri(1.4 * t + 5 / 48)
+    fit_b, rate_b = _waveform_fit(t, bounce, "abs_sin")
+    fit_z, rate_z = _waveform_fit(t, zig, "triangle")
+    assert fit_b > 0.999 and rate_b == pytest.approx(1.0, abs=0.02)
+    assert fit_z > 0.999 and rate_z == pytest.approx(1.4, abs=0.02)
+    assert 1 - _waveform_fit(t, bounce, "triangle")[0] > 3 * (1 - fit_b)
+    assert 1 - _waveform_fit(t, zig, "abs_sin")[0] > 3 * (1 - fit_z)
+
+
+def test_one_frame_size_glitch_is_not_pulsing():
+    """A still object whose area halves in a single frame (an occluder, a merge) is not pulsing."""
+    clip = _sized(lambda i: (112, 112), lambda i: 10 if i in (8, 16) else 20)
+    (obj,) = LiteMotionAnalyzer().analyze(clip)["objects"]
+    assert "pulsing" not in obj["patterns"]
+
+
+def test_small_wobble_of_a_still_object_is_static():
+    """A centroid that wanders by a fraction of the object's size, irregularly, is no action."""
+    rng = np.random.default_rng(3)
+    pos = np.cumsum(rng.normal(0, 1.5, (24, 2)), axis=0)
+    pos -= pos.mean(0)
+    pos *= 9.0 / max(float(np.ptp(pos, axis=0).max()), 1e-6)  # extent ~9 px, object ~35 px across
+    clip = _sized(lambda i: (112 + pos[i, 0], 112 + pos[i, 1]), lambda i: 20)
+    (obj,) = LiteMotionAnalyzer().analyze(clip)["objects"]
+    assert obj["pattern"] == "static"
+
+
+def test_spin_rate_sees_through_symmetry_aliasing():
+    """A hexagon turning ~30 degrees a frame (240 deg/s at 8 fps) measures, modulo its 60-degree
+    symmetry, as steps of alternating sign (+28, -29, ...): one steady rate explains them all.
+    A still shape (steps of +-1 degree) has rate ~0."""
+    from sama_model.backends.lite.motion import spin_rate
+
+    true_steps = 30.0 + np.array([-2, 1, 2, -1, 3, -2, 1, 2, -3, 0, 2, -1])
+    observed = (true_steps + 30.0) % 60.0 - 30.0  # what a 6-fold outline shows
+    assert (observed > 0).any() and (observed < 0).any()
+    rate, support = spin_rate([(float(r), 6, 0.125) for r in observed])
+    assert support == 1.0 and abs(rate) == pytest.approx(240.0, abs=25.0)
+    rate0, support0 = spin_rate([(float(r), 6, 0.125) for r in (1, -1, 0, 1, 0, -1)])
+    assert support0 == 1.0 and abs(rate0) < 10.0

@@ -140,11 +140,12 @@ def _figure_clip(colours, bg_seed: int, scale: float = 1.0, T: int = 16, squash:
     for t in range(T):
         f = bg.copy()
         x, y = int(40 + 5 * t), 80
-        r, rw = int(16 * scale), int(16 * scale * squash)
-        cv2.rectangle(f, (x - rw, y - r), (x + rw, y + r), colours[0], -1)
-        cv2.circle(f, (x, y - int(1.6 * r)), int(0.6 * r), colours[1], -1)
-        cv2.rectangle(f, (x - rw // 2, y + r), (x - rw // 2 + 3, y + r + 10), (15, 15, 15), -1)
-        cv2.rectangle(f, (x + rw // 2 - 3, y + r), (x + rw // 2, y + r + 10), (15, 15, 15), -1)
+        r, rw = 16 * scale, 16 * scale * squash  # another camera: the whole figure scaled and squashed
+        leg_w, leg_h = max(2, round(3 * scale * squash)), round(10 * scale)
+        cv2.rectangle(f, (round(x - rw), round(y - r)), (round(x + rw), round(y + r)), colours[0], -1)
+        cv2.ellipse(f, (x, round(y - 1.6 * r)), (round(0.6 * rw), round(0.6 * r)), 0, 0, 360, colours[1], -1)
+        for lx in (round(x - rw / 2), round(x + rw / 2) - leg_w):
+            cv2.rectangle(f, (lx, round(y + r)), (lx + leg_w, round(y + r) + leg_h), (15, 15, 15), -1)
         frames.append(f)
     return make_clip(np.stack(frames), fps=8.0)
 
@@ -174,9 +175,9 @@ def test_identity_same_figure_other_background_beats_look_alike():
     s_same = SIM.compare(a, same, aspect="identity")
     s_body = SIM.compare(a, other_body, aspect="identity")
     s_head = SIM.compare(a, other_head, aspect="identity")
-    assert s_same["score"] > 0.7 and s_body["score"] < 0.2  # the largest part changed: clearly another
-    # a changed head (a fifth of the figure) is ranked below the same figure, not always under 0.5
-    assert s_same["identity_similarity"] > s_head["identity_similarity"] + 0.05 > s_body["identity_similarity"]
+    assert s_same["score"] > 0.7  # scale and squash are normalised away
+    assert s_body["score"] < 0.05 and s_head["score"] < 0.05  # one changed part: clearly another
+    assert s_same["identity_similarity"] > 0.75 > 0.25 > max(s_body["identity_similarity"], s_head["identity_similarity"])
     emb = SIM.embed(a, aspect="identity")
     assert emb.shape[1] == IDENTITY_DIM and 8 <= emb.shape[0] <= 12  # one layout grid per sampled frame
 
@@ -188,28 +189,42 @@ def test_identity_without_a_moving_subject_is_undecided():
     assert not SIM.embed(still, aspect="identity").any()
 
 
-def test_identity_features_on_constructed_grids():
-    """Exact numbers: identical grids overlap 1; a grid whose subject cells are all another colour 0;
-    texture energy twice as high in every cell differs by |1 - 2| / (1 + 2) = 1/3."""
-    from sama_model.backends.lite.identity import GRID_H, GRID_W, N_CODES, identity_features, identity_score
+def test_identity_features_on_constructed_layouts():
+    """Exact numbers: layout distance is the RMS difference of the entries; each frame counts by
+    its best match, so one mis-located frame moves the median, not the best pair."""
+    from sama_model.backends.lite.identity import IDENTITY_DIM, identity_features, identity_score
 
-    g1 = np.zeros((GRID_H, GRID_W, N_CODES + 1), np.float32)
-    g1[..., 3] = 1.0  # every cell "red"
-    g1[..., -1] = 1.0  # texture energy 1
-    g2 = np.zeros_like(g1)
-    g2[..., 8] = 1.0  # every cell "green"
-    g2[..., -1] = 1.0
-    a = g1.reshape(1, -1)
-    assert identity_features(a, a) == pytest.approx((1.0, 1.0, 0.0))
-    assert identity_features(a, g2.reshape(1, -1)) == pytest.approx((0.0, 0.0, 0.0))
-    rough = g1.copy()
-    rough[..., -1] = 2.0
-    assert identity_features(a, rough.reshape(1, -1)) == pytest.approx((1.0, 1.0, 1 / 3))
-    two = np.stack([g1.reshape(-1), g2.reshape(-1)])  # a clip with one good and one mis-located frame
-    med, best, _ = identity_features(two, a)
-    assert best == pytest.approx(1.0) and med == pytest.approx(0.75)  # (median(1,0)=0.5 + median(1)=1) / 2
-    assert identity_score(a, a) > 0.8 and identity_score(a, g2.reshape(1, -1)) < 0.05
-    assert identity_score(a, a) > identity_score(a, rough.reshape(1, -1))
+    zero, three = np.zeros((1, IDENTITY_DIM), np.float32), np.full((1, IDENTITY_DIM), 3.0, np.float32)
+    assert identity_features(zero, zero) == pytest.approx((0.0, 0.0))
+    assert identity_features(zero + 1, three) == pytest.approx((2.0, 2.0))
+    two = np.concatenate([zero + 1, three])  # a clip with one good and one mis-located frame
+    med, best = identity_features(two, zero + 1)
+    assert best == pytest.approx(0.0) and med == pytest.approx(0.5)  # (median(0, 2)=1 + median(0)=0) / 2
+    # calibrated: identical layouts -> sigmoid(2.3052) = 0.909; 20 units apart -> sigmoid(-2.2048) = 0.0993
+    assert identity_score(zero + 1, zero + 1) == pytest.approx(0.9093, abs=1e-4)
+    assert identity_score(zero + 1, zero + 21) == pytest.approx(0.0993, abs=1e-4)
+
+
+def test_colour_layout_ignores_lighting_and_sees_a_changed_part():
+    """The layout is relative to the subject's own median colour: a global gain and tint leave it
+    almost unchanged, a head of another colour moves it far more."""
+    from sama_model.backends.lite.identity import COVERAGE_WEIGHT, colour_layout, identity_features
+
+    view = np.zeros((56, 32, 3), np.uint8)
+    view[16:44, 4:28] = RED  # body
+    view[2:14, 10:22] = BLUE  # head
+    view[44:54, 8:12] = view[44:54, 20:24] = (20, 20, 20)  # legs
+    cover = (view.max(-1) > 0).astype(np.float32)
+    base = colour_layout(view, cover)
+    assert base.shape == (14, 8, 4)
+    assert base[..., 3].max() == pytest.approx(COVERAGE_WEIGHT) and base[0, 0, 3] == 0.0
+    assert np.abs(base[7, 4, :3]).max() < 1.0  # a body cell: the subject's median colour -> ~0
+    lit = np.clip(view.astype(np.float32) * 1.25 + (12, 0, -12), 0, 255).astype(np.uint8) * (cover[..., None] > 0)
+    other_head = view.copy()
+    other_head[2:14, 10:22] = YELLOW
+    d_lit = identity_features(base.reshape(1, -1), colour_layout(lit, cover).reshape(1, -1))[1]
+    d_head = identity_features(base.reshape(1, -1), colour_layout(other_head, cover).reshape(1, -1))[1]
+    assert d_head > 3 * d_lit and d_head > 5.0
 
 
 def test_tool_layer_uses_the_calibrated_identity_score():

@@ -7,9 +7,10 @@ offset or different frame rates still match frame for frame; for content, centre
 each side are matched too, so a cropped or slightly zoomed copy still scores high.
 
 ``aspect="identity"`` (see :mod:`.identity`) compares the main moving subject's appearance
-layout (a colour grid of the segmented subject, one row per frame) instead of whole frames, for
-re-identification across cameras/backgrounds: ``score`` is calibrated so >= 0.5 means "same
-individual"; ``identity_similarity`` is the raw best-match overlap (None if no subject found).
+layout (the segmented subject's colours relative to its own median, on an upright grid, one row
+per frame) instead of whole frames, for re-identification across cameras, backgrounds and
+lighting: ``score`` is calibrated so >= 0.5 means "same individual"; ``identity_similarity`` is
+exp(-median best-match distance / 20) (None if no subject found).
 
 ``aspect="motion"`` (see :mod:`.activity`) compares *when* things move: the correlation of the
 two windows' activity profiles, robust to viewpoint and sensor (RGB, depth, edges, thermal), for
