@@ -10,7 +10,7 @@ against the generator's recorded ``meta`` (which only this script reads, never a
 * SEQ: clip order maximising summed pairwise continuity.
 * VS: content similarity ranking; ART: style similarity ranking; MVR: motion-timing similarity +
   MVR_CONTENT_WEIGHT x content similarity (the scripted policy's rule).
-* AM: the actor's (largest track's) motion pattern matched to the reference, ties by similarity.
+* AM: the scripted policy's rule: the main actor's motion patterns (Jaccard) against the reference's.
 * RID: identity similarity of the two videos (calibrated: >= 0.5 same), its AUC and the best
   threshold, for reference.
 * FD: the motion analyzer's manipulation score, higher video picked.
@@ -180,27 +180,28 @@ class Bench:
         return self._rank(samples, "style", "ART")
 
     def run_am(self, samples: list[dict]) -> dict:
+        """The scripted policy's rule: main actor (largest object doing something) per video,
+        Jaccard of its motion patterns with the reference actor's + AM_ANY_OBJECT_WEIGHT x the best
+        Jaccard of any candidate object; "actor pattern correct" = the generator's action is among
+        the main actor's patterns."""
+        from sama_model.skills.multi_video_comparison.policy import AM_ANY_OBJECT_WEIGHT, _jaccard, _pattern_set, main_actor
+
         ans, right = [], []
         names = {"bounce": "bouncing", "spin": "spinning", "orbit": "orbiting", "zigzag": "zig-zag",
                  "pulse": ("growing", "shrinking", "pulsing"), "slide": "linear", "shake": ("shaking", "oscillating")}
         for s in samples:
             m = s["meta"]
-            pats = {}
+            objs, pats = {}, {}
             for label in ("Reference",) + CANDS:
-                out = self.timer("motion_analyzer.analyze", self.mo.analyze, self.clip(s, label))
-                actor = _actor(out["objects"])
-                pats[label] = set(actor.get("patterns", [])) - {"static", "unknown"} if actor else set()
-                if actor and actor.get("pattern") == "static" and not pats[label]:
-                    pats[label] = {"static"}
+                objs[label] = self.timer("motion_analyzer.analyze", self.mo.analyze, self.clip(s, label))["objects"]
+                actor = main_actor(objs[label])
+                pats[label] = _pattern_set(actor) if actor else set()
                 truth = m["reference_action"] if label == "Reference" else m["actions"][label]
                 want = names[truth]
                 right.append(bool(pats[label] & ({want} if isinstance(want, str) else set(want))))
-            ref = self.clip(s, "Reference")
-            scores = []
-            for c in CANDS:
-                sim = self.timer("visual_similarity.compare[content]", self.sim.compare, ref, self.clip(s, c))["score"]
-                jac = len(pats[c] & pats["Reference"]) / max(len(pats[c] | pats["Reference"]), 1)
-                scores.append(jac + 0.01 * sim)
+            ref = pats["Reference"]
+            scores = [_jaccard(ref, pats[c]) + AM_ANY_OBJECT_WEIGHT * max([_jaccard(ref, _pattern_set(o)) for o in objs[c]] + [0.0])
+                      for c in CANDS]
             ans.append("ABCD"[int(np.argmax(scores))] == s["answer"])
             self.log(s["id"], m["reference_action"], m["actions"], {k: sorted(v) for k, v in pats.items()})
         return {"accuracy": float(np.mean(ans)), "detail": {"actor pattern correct": round(float(np.mean(right)), 3)}}
@@ -243,13 +244,6 @@ def _pairs(option: str) -> list[tuple[str, str]]:
 
 def _cos(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-9))
-
-
-def _actor(objects: list[dict]) -> dict | None:
-    """The largest long-lived tracked object (the task's actor)."""
-    if not objects:
-        return None
-    return max(objects, key=lambda o: (o.get("size_px", 0.0), o.get("path_px", 0.0)))
 
 
 def _relation_pick(relation: str, counts: dict[str, int]) -> str:
