@@ -180,11 +180,9 @@ class Bench:
         return self._rank(samples, "style", "ART")
 
     def run_am(self, samples: list[dict]) -> dict:
-        """The scripted policy's rule: main actor (largest object doing something) per video,
-        Jaccard of its motion patterns with the reference actor's + AM_ANY_OBJECT_WEIGHT x the best
-        Jaccard of any candidate object; "actor pattern correct" = the generator's action is among
-        the main actor's patterns."""
-        from sama_model.skills.multi_video_comparison.policy import AM_ANY_OBJECT_WEIGHT, _jaccard, _pattern_set, main_actor
+        """The scripted policy's rule (:func:`motion_match` against the reference's main actor);
+        "actor pattern correct" = the generator's action is among the main actor's patterns."""
+        from sama_model.skills.multi_video_comparison.policy import actor_patterns, motion_match
 
         ans, right = [], []
         names = {"bounce": "bouncing", "spin": "spinning", "orbit": "orbiting", "zigzag": "zig-zag",
@@ -194,14 +192,12 @@ class Bench:
             objs, pats = {}, {}
             for label in ("Reference",) + CANDS:
                 objs[label] = self.timer("motion_analyzer.analyze", self.mo.analyze, self.clip(s, label))["objects"]
-                actor = main_actor(objs[label])
-                pats[label] = _pattern_set(actor) if actor else set()
+                pats[label] = actor_patterns(objs[label])
                 truth = m["reference_action"] if label == "Reference" else m["actions"][label]
                 want = names[truth]
                 right.append(bool(pats[label] & ({want} if isinstance(want, str) else set(want))))
             ref = pats["Reference"]
-            scores = [_jaccard(ref, pats[c]) + AM_ANY_OBJECT_WEIGHT * max([_jaccard(ref, _pattern_set(o)) for o in objs[c]] + [0.0])
-                      for c in CANDS]
+            scores = [motion_match(ref, objs[c]) for c in CANDS]
             ans.append("ABCD"[int(np.argmax(scores))] == s["answer"])
             self.log(s["id"], m["reference_action"], m["actions"], {k: sorted(v) for k, v in pats.items()})
         return {"accuracy": float(np.mean(ans)), "detail": {"actor pattern correct": round(float(np.mean(right)), 3)}}

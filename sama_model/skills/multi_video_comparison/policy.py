@@ -171,6 +171,19 @@ def main_actor(objects: list[dict[str, Any]]) -> dict[str, Any] | None:
     return max(live, key=lambda o: float(o.get("path_px") or 0.0))
 
 
+def actor_patterns(objects: list[dict[str, Any]]) -> set[str]:
+    """The main actor's motion patterns (empty when there is no actor)."""
+    actor = main_actor(objects)
+    return _pattern_set(actor) if actor else set()
+
+
+def motion_match(ref_pats: set[str], objects: list[dict[str, Any]]) -> float:
+    """How well a candidate's motion matches the reference actor's patterns: Jaccard with the
+    candidate's main actor + AM_ANY_OBJECT_WEIGHT x the best Jaccard of any candidate object."""
+    best_any = max([_jaccard(ref_pats, _pattern_set(o)) for o in objects] + [0.0])
+    return _jaccard(ref_pats, actor_patterns(objects)) + AM_ANY_OBJECT_WEIGHT * best_any
+
+
 def _objects(ctx: PolicyContext, video: str) -> list[dict[str, Any]] | None:
     """Evidence key: motion_analyzer data["objects"] (whole video); None without motion evidence."""
     d = ctx.latest("motion_analyzer", video, next_video=None)
@@ -196,8 +209,7 @@ def action_scores(ctx: PolicyContext) -> dict[str, float]:
     (weight 1 without motion data, AM_READER_WEIGHT with). Appearance similarity is not used: the
     question allows a different-looking actor, so looking alike is no evidence of the same action."""
     ref_objs = _objects(ctx, ctx.reference)
-    ref_actor = main_actor(ref_objs or [])
-    ref_pats = _pattern_set(ref_actor) if ref_actor else set()
+    ref_pats = actor_patterns(ref_objs or [])
     ref_words = action_words(ctx.reader_answer(ctx.reference, ACTION_QUERY))
     scores: dict[str, float] = {}
     for c in ctx.candidates:
@@ -207,9 +219,7 @@ def action_scores(ctx: PolicyContext) -> dict[str, float]:
             continue
         score = 0.0
         if objs is not None and ref_pats:
-            actor = main_actor(objs)
-            score += _jaccard(ref_pats, _pattern_set(actor) if actor else set())
-            score += AM_ANY_OBJECT_WEIGHT * max([_jaccard(ref_pats, _pattern_set(o)) for o in objs] + [0.0])
+            score += motion_match(ref_pats, objs)
         score += (AM_READER_WEIGHT if ref_objs is not None else 1.0) * _jaccard(ref_words, words)
         scores[c] = score
     return scores
