@@ -43,12 +43,6 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-def latest_results(output_dir: Path) -> Path | None:
-    """The newest ``*_results.json`` lmms-eval wrote under a folder."""
-    found = sorted(Path(output_dir).rglob("*_results.json"), key=lambda p: p.stat().st_mtime)
-    return found[-1] if found else None
-
-
 def results_table(results_file: Path, group: str) -> str:
     """Per-task accuracy, unparsed and failed counts, levels and overall from a results file."""
     from .registry import LEVELS, bench_tasks
@@ -73,17 +67,48 @@ def results_table(results_file: Path, group: str) -> str:
     return "\n".join(rows)
 
 
+def demo_data(folder: Path, per_task: int, seed: int, difficulty: str) -> Path:
+    """The demo's MVX-Synth folder, regenerated whenever per-task, seed or difficulty differ from
+    what it holds (the generator's ``synth.json``), so a demo never runs on another set's data."""
+    from .synth import generate, read_manifest
+
+    want = {"per_task": per_task, "seed": seed, "difficulty": difficulty}
+    have = read_manifest(folder)
+    if have is not None and all(have.get(k) == v for k, v in want.items()) and (folder / "data.jsonl").is_file():
+        print(f"[1/3] reusing MVX-Synth at {folder} ({per_task} per task, seed {seed}, {difficulty})", flush=True)
+        return folder
+    if (folder / "data.jsonl").is_file():
+        print(f"[1/3] {folder} holds another MVX-Synth set ({have or 'unknown parameters'}); regenerating", flush=True)
+        import shutil
+
+        (folder / "data.jsonl").unlink()
+        shutil.rmtree(folder / "videos", ignore_errors=True)
+    print(f"[1/3] generating MVX-Synth ({per_task} questions per task, seed {seed}, {difficulty}) into {folder}",
+          flush=True)
+    return generate(folder, per_task=per_task, seed=seed, difficulty=difficulty)
+
+
+def _check_output(folder: Path) -> str | None:
+    """Why ``folder`` cannot take a run's output (with the fix), or None."""
+    from sama_model.atomic import OutputWriteError, check_writable
+
+    try:
+        check_writable(folder, "the run's output", "choose a writable folder with free space (--out / --output)")
+    except OutputWriteError as exc:
+        return str(exc)
+    return None
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     """Offline main job: MVX-Synth -> lmms-eval -> SAMA (offline profile) -> results, traces, table."""
-    from .synth import generate
+    from .run_outcome import RunWatch
 
     out = Path(args.out).resolve()
-    data = out / "data"
-    if not (data / "data.jsonl").is_file():
-        print(f"[1/3] generating MVX-Synth ({args.per_task} questions per task) into {data}", flush=True)
-        generate(data, per_task=args.per_task, seed=args.seed)
-    else:
-        print(f"[1/3] reusing MVX-Synth at {data}", flush=True)
+    problem = _check_output(out)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    data = demo_data(out / "data", args.per_task, args.seed, args.difficulty)
     model_args = f"profile=offline,workers={args.workers},trace_dir={out / 'traces'},cache_dir={out / 'tool_cache'}"
     cmd = [sys.executable, "-m", "lmms_eval", "--model", "sama", "--model_args", model_args,
            "--tasks", "mvx_synth", "--batch_size", "1", "--output_path", str(out / "results"), "--log_samples"]
@@ -91,10 +116,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         cmd += ["--limit", str(args.limit)]
     env = {**os.environ, "MVX_SYNTH_DATA": str(data), "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")}
     print("[2/3] " + shlex.join(cmd), flush=True)
-    subprocess.run(cmd, env=env, check=False)  # lmms-eval exits 0 even on failure: read the results file
-    results = latest_results(out / "results")
+    watch = RunWatch.start(out / "results")
+    proc = subprocess.run(cmd, env=env, check=False)  # lmms-eval exits 0 even on failure: read what it wrote
+    results, why = watch.results(["mvx_synth"])
     if results is None:
-        print("no results file was written; see the lmms-eval log above", file=sys.stderr)
+        print(f"error: the demo run failed (lmms-eval exit code {proc.returncode}): {why}", file=sys.stderr)
         return 1
     print(f"[3/3] results: {results}\n        traces:  {out / 'traces'}\n")
     print(results_table(results, "mvx_synth"))
@@ -104,18 +130,24 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_probe(args: argparse.Namespace) -> int:
     """Run a model on the video-visibility probe through lmms-eval and say whether it saw every video."""
     from .probe import report_from_samples
+    from .run_outcome import RunWatch
 
     out = Path(args.output).resolve()
+    problem = _check_output(out)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     task = "mvx_probe_frames" if args.frames else "mvx_probe"
     cmd = [sys.executable, "-m", "lmms_eval", "--model", args.model, "--model_args", args.model_args,
            "--tasks", task, "--batch_size", "1", "--output_path", str(out), "--log_samples", *args.extra]
     print(shlex.join(cmd), flush=True)
-    subprocess.run(cmd, check=False)
-    found = sorted(out.rglob(f"*_samples_{task}.jsonl"), key=lambda p: p.stat().st_mtime)
-    if not found:
-        print("no samples file was written; see the lmms-eval log above", file=sys.stderr)
+    watch = RunWatch.start(out)
+    proc = subprocess.run(cmd, check=False)
+    samples, why = watch.samples(task)
+    if samples is None:
+        print(f"error: the probe run failed (lmms-eval exit code {proc.returncode}): {why}", file=sys.stderr)
         return 1
-    rep = report_from_samples(found[-1])
+    rep = report_from_samples(samples)
     for pos, acc in rep["accuracy_by_position"].items():
         print(f"asked about video {pos}: {acc:5.1f}% correct")
     print(f"verdict: {rep['verdict']}")
@@ -172,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="outputs/demo")
     s.add_argument("--per-task", type=int, default=20)
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--difficulty", choices=("easy", "default", "hard"), default="default")
     s.add_argument("--workers", type=int, default=2)
     s.add_argument("--limit", type=int, default=None, help="questions per task (for a quick look)")
     s.set_defaults(func=_cmd_demo)

@@ -25,6 +25,8 @@ from typing import Any, Iterable, Sequence
 
 import yaml
 
+from .run_outcome import RunWatch
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = REPO_ROOT / "harness_configs"
 PAPER_TABLE = REPO_ROOT / "results" / "paper_table1.csv"
@@ -318,14 +320,18 @@ def run_configs(paths: Sequence[str | Path], dry_run: bool = False, limit: int |
         print(f"{_env_prefix(env)} {shlex.join(cmd)}", flush=True)
         if dry_run:
             continue
-        before = set(results_files(run_dir(cfg, output)))
+        watch = RunWatch.start(run_dir(cfg, output))
         write_sidecar(cfg, cmd, output)
         proc = subprocess.run(cmd, env={**os.environ, **env})
-        new = set(results_files(run_dir(cfg, output))) - before
-        if proc.returncode != 0 or not new:
+        found, why = watch.results(cfg.tasks.split(","))
+        if proc.returncode != 0 or found is None:
             failures += 1
-            print(f"error: {cfg.name}: lmms-eval exited {proc.returncode} and wrote "
-                  f"{'no' if not new else len(new)} results file(s) under {run_dir(cfg, output)}", file=sys.stderr)
+            print(f"error: {cfg.name}: lmms-eval exited {proc.returncode}; {why or 'see its log above'}",
+                  file=sys.stderr)
+        else:
+            print(f"# {cfg.name}: results in {found}")
+    if failures:
+        print(f"error: {failures} of {len(cfgs)} config(s) failed", file=sys.stderr)
     return 1 if failures else 0
 
 

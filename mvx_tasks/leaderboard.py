@@ -14,6 +14,7 @@ import csv
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -458,8 +459,26 @@ def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
 
 
+def missing_runs(runs: Sequence[str | Path], vlmeval: Sequence[str | Path]) -> list[str]:
+    """Each given path that holds no run (so the leaderboard would silently leave it out)."""
+    problems = []
+    for paths, pattern, what in ((runs, "*_results.json", "lmms-eval results file"),
+                                 (vlmeval, f"*{RECORDS_SUFFIX}", "VLMEvalKit MVX records file")):
+        for p in map(Path, paths):
+            if not p.exists():
+                problems.append(f"{p} does not exist")
+            elif p.is_dir() and next(p.rglob(pattern), None) is None:
+                problems.append(f"{p} holds no {what} ({pattern}); did that run fail?")
+    return problems
+
+
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     mapping = dict(m.split("=", 1) for m in args.map)
+    problems = missing_runs(args.runs, args.vlmeval)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if problems:
+        return 1
     board = build_leaderboard(args.runs, args.vlmeval, paper_table=args.paper, configs=args.configs,
                               mapping=mapping, n_boot=args.n_boot, seed=args.seed)
     files = write_leaderboard(board, args.out)

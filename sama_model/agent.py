@@ -19,6 +19,7 @@ from pathlib import Path
 from mvx_tasks.answers import extract_choice
 
 from .actions import ToolCall
+from .atomic import OutputWriteError
 from .cache import ToolCache
 from .memory import EvidenceMemory
 from .planners import AgentState, Planner, PlannerTurn, PlannerUnavailable, QuestionContext, create_planner
@@ -202,8 +203,10 @@ class SamaAgent:
     def describe(self) -> dict:
         return {**self.config.to_dict(), "planner_config": self.planner.describe()}
 
-    def answer(self, question: AgentQuestion, trace_path: str | Path | None = None) -> AgentResult:
-        trace = QuestionTrace(question.public_dict(), self.describe(), self.fingerprint)
+    def answer(self, question: AgentQuestion, trace_path: str | Path | None = None,
+               resume_key: dict[str, str] | None = None) -> AgentResult:
+        """Answer one question; ``resume_key`` (from the runner) is stored so a rerun can trust the trace."""
+        trace = QuestionTrace(question.public_dict(), self.describe(), self.fingerprint, resume_key)
         path = Path(trace_path) if trace_path else None
         t0 = time.perf_counter()
         output, letter, failure = "", None, None
@@ -214,6 +217,8 @@ class SamaAgent:
             failure = _all_tools_failed(trace)
             if failure:  # an answer without any evidence is a guess: report the cause instead
                 output, letter = "", None
+        except OutputWriteError:  # the run cannot keep its results: stop it, naming the path and the fix
+            raise
         except PlannerUnavailable as exc:
             failure = f"planner unavailable: {exc}"
         except Exception as exc:  # a broken question must not stop the run

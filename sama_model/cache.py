@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
 from .atomic import atomic_write_text
+
+log = logging.getLogger(__name__)
 
 #: bump when any backend's outputs for the same inputs change (2: lite identity grids, motion-aspect and
 #: style-mark similarity, motion patterns pulsing and shaking; 3: lite identity as a relative colour
@@ -51,34 +54,67 @@ def cache_key(tool: str, backend: str, options: dict[str, Any], videos: dict[str
 
 
 class ToolCache:
-    """A folder of ``<key[:2]>/<key>.json`` entries with hit/miss counters."""
+    """A folder of ``<key[:2]>/<key>.json`` entries with hit/miss/corrupt counters.
+
+    Each entry stores its own key and a SHA-256 of its value, so an entry that was truncated,
+    garbled or copied under the wrong name is detected, counted as ``corrupt`` and recomputed
+    (the recomputed value replaces it). Writes are atomic, so a killed run leaves no half entry.
+    """
 
     def __init__(self, directory: str | os.PathLike) -> None:
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        from .atomic import check_writable
+
+        self.directory = check_writable(directory, "the SAMA tool cache",
+                                        "pass cache_dir=<a writable folder> (or cache_dir=none) in the model "
+                                        "arguments, or set SAMA_CACHE_DIR")
         self.hits = 0
         self.misses = 0
+        self.corrupt = 0
+        self.write_errors = 0
         self._lock = threading.Lock()
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
+    @staticmethod
+    def _checksum(value: Any) -> str:
+        return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
     def get(self, key: str) -> dict[str, Any] | None:
         p = self._path(key)
+        value, corrupt = None, False
         try:
-            value = json.loads(p.read_text(encoding="utf-8"))
+            entry = json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            entry = None
         except (OSError, ValueError):
-            value = None
+            entry, corrupt = None, True
+        if entry is not None:
+            ok = (isinstance(entry, dict) and entry.get("key") == key and isinstance(entry.get("value"), dict)
+                  and entry.get("sha256") == self._checksum(entry["value"]))
+            value, corrupt = (entry["value"], False) if ok else (None, True)
         with self._lock:
             if value is None:
                 self.misses += 1
+                self.corrupt += corrupt
             else:
                 self.hits += 1
         return value
 
     def put(self, key: str, value: dict[str, Any]) -> None:
-        atomic_write_text(self._path(key), json.dumps(value, sort_keys=True))
+        """Store an entry; a failed write (disk full) loses only the cache entry, with one warning."""
+        entry = {"key": key, "sha256": self._checksum(value), "value": value}
+        try:
+            atomic_write_text(self._path(key), json.dumps(entry, sort_keys=True))
+        except OSError as exc:
+            with self._lock:
+                self.write_errors += 1
+                first = self.write_errors == 1
+            if first:
+                log.warning("cannot write the SAMA tool cache under %s (%s); results are not cached. Free space "
+                            "or pass cache_dir=<another folder>", self.directory, exc)
 
     def stats(self) -> dict[str, int]:
         with self._lock:
-            return {"hits": self.hits, "misses": self.misses}
+            return {"hits": self.hits, "misses": self.misses, "corrupt": self.corrupt,
+                    "write_errors": self.write_errors}

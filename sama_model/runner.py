@@ -1,17 +1,28 @@
 """Answering many questions: a thread pool (API-bound planners mostly wait), a progress bar,
-one trace per question, and resume (a question whose finished trace was made with the same
-configuration is not recomputed)."""
+one trace per question, and resume.
+
+A question is resumed from its trace only when the trace is finished and its resume key
+(question content, configuration fingerprint, code revision: :mod:`sama_model.resume`) matches;
+everything else is recomputed, and the run says how many were resumed and how many were
+recomputed because they changed. Traces are written atomically after each question, so a run
+killed at any moment (SIGKILL included) leaves only complete traces, and rerunning the same
+command finishes the remaining questions.
+"""
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import sys
+from collections import Counter
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from .agent import AgentResult, SamaAgent
+from .atomic import check_writable
 from .question import AgentQuestion
-from .trace import finished_output, trace_filename
+from .resume import ResumeKey
+from .trace import resumable_output, trace_filename
 
 log = logging.getLogger(__name__)
 
@@ -21,27 +32,64 @@ class RunStats:
     answered: int = 0
     resumed: int = 0
     failed: int = 0
+    #: questions whose earlier trace was for another question content / configuration / code revision
+    changed: int = 0
+    #: questions whose earlier trace failed or was cut off (retried)
+    retried: int = 0
     failures: dict[str, str] = field(default_factory=dict)
+    #: why each recomputed question had no usable trace ("new", "failed", "changed:question", ...)
+    reasons: Counter = field(default_factory=Counter)
+
+    def summary(self) -> str:
+        """One line for the log: what was reused, what was recomputed and why."""
+        parts = [f"{self.resumed} resumed from finished traces", f"{self.answered} answered"]
+        if self.changed:
+            detail = ", ".join(f"{k[len('changed:'):]}: {n}" for k, n in sorted(self.reasons.items())
+                               if k.startswith("changed:"))
+            parts.append(f"{self.changed} recomputed because they changed ({detail})")
+        if self.retried:
+            parts.append(f"{self.retried} retried after a failed or interrupted attempt")
+        if self.failed:
+            parts.append(f"{self.failed} failed")
+        return "SAMA: " + "; ".join(parts)
+
+
+def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | None, stats: RunStats,
+          outputs: list[str | None]) -> list[tuple[int, AgentQuestion, Path | None, dict | None]]:
+    """Resume what can be resumed; return the questions to answer, each with its trace path and key."""
+    todo = []
+    for i, q in enumerate(questions):
+        key = ResumeKey.of(q, agent.fingerprint)
+        path = tdir / trace_filename(q.id) if tdir else None
+        done, why = resumable_output(path, key) if path is not None else (None, "new")
+        if done is not None:
+            outputs[i] = done
+            stats.resumed += 1
+            continue
+        stats.reasons[why] += 1
+        if why.startswith("changed:"):
+            stats.changed += 1
+        elif why != "new":
+            stats.retried += 1
+        todo.append((i, q, path, key.to_dict()))
+    return todo
 
 
 def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_dir: str | Path | None,
                   workers: int = 1, progress: bool = True, desc: str = "SAMA",
                   stats: RunStats | None = None) -> list[str]:
-    """Outputs ("Answer: X", or "" for a failed question) in the order of ``questions``."""
+    """Outputs ("Answer: X", or "" for a failed question) in the order of ``questions``.
+
+    A failed question's output is empty, never a string that looks like an answer, so lmms-eval's
+    response cache (``--use_cache``) never stores it and a later run recomputes it.
+    """
     stats = stats if stats is not None else RunStats()
     tdir = Path(trace_dir) if trace_dir else None
     if tdir is not None:
-        tdir.mkdir(parents=True, exist_ok=True)
+        check_writable(tdir, "SAMA traces", "pass trace_dir=<a writable folder with free space> in the model "
+                                            "arguments, or free space / fix permissions there")
     outputs: list[str | None] = [None] * len(questions)
-    todo = []
-    for i, q in enumerate(questions):
-        path = tdir / trace_filename(q.id) if tdir else None
-        done = finished_output(path, agent.fingerprint) if path and path.exists() else None
-        if done is not None:
-            outputs[i] = done
-            stats.resumed += 1
-        else:
-            todo.append((i, q, path))
+    todo = _plan(agent, questions, tdir, stats, outputs)
 
     bar = None
     if progress:
@@ -49,22 +97,29 @@ def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_di
 
         bar = tqdm(total=len(questions), initial=stats.resumed, desc=desc, dynamic_ncols=True)
 
-    def one(item: tuple[int, AgentQuestion, Path | None]) -> tuple[int, AgentResult]:
-        i, q, path = item
-        return i, agent.answer(q, path)
+    def one(item: tuple[int, AgentQuestion, Path | None, dict | None]) -> tuple[int, AgentResult]:
+        i, q, path, key = item
+        return i, agent.answer(q, path, resume_key=key)
 
-    with ThreadPoolExecutor(max_workers=max(1, int(workers))) as pool:
-        futures = [pool.submit(one, item) for item in todo]
-        for fut in as_completed(futures):
-            i, result = fut.result()
-            outputs[i] = result.output
-            stats.answered += 1
-            if result.status != "finished":
-                stats.failed += 1
-                stats.failures[result.question_id] = result.failure or ""
-                log.warning("SAMA question %s failed: %s", result.question_id, result.failure)
-            if bar is not None:
-                bar.update(1)
-    if bar is not None:
-        bar.close()
+    pool = ThreadPoolExecutor(max_workers=max(1, int(workers)))
+    try:
+        pending = {pool.submit(one, item) for item in todo}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for fut in done:
+                i, result = fut.result()  # an unwritable trace stops the run here, with the path and the fix
+                outputs[i] = result.output
+                stats.answered += 1
+                if result.status != "finished":
+                    stats.failed += 1
+                    stats.failures[result.question_id] = result.failure or ""
+                    log.warning("SAMA question %s failed: %s", result.question_id, result.failure)
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # after an error, queued questions are not started
+        if bar is not None:
+            bar.close()
+    if questions:
+        print(stats.summary(), file=sys.stderr, flush=True)
     return [o or "" for o in outputs]

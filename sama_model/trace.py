@@ -15,9 +15,12 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .atomic import atomic_write_text
+from .atomic import OutputWriteError, atomic_write_text
+
+if TYPE_CHECKING:
+    from .resume import ResumeKey
 
 REDACTED = "[REDACTED]"
 _SECRET_KEYS = re.compile(r"^(authorization|api[_-]?key|x-api-key|proxy-authorization)$", re.I)
@@ -138,10 +141,12 @@ Step = PlannerStep | ToolStep | ConflictStep | MemoryStep | FinalStep | ErrorSte
 class QuestionTrace:
     """All steps of one question; thread-safe appends, atomic saves."""
 
-    def __init__(self, question: dict[str, Any], config: dict[str, Any], fingerprint: str) -> None:
+    def __init__(self, question: dict[str, Any], config: dict[str, Any], fingerprint: str,
+                 resume_key: dict[str, str] | None = None) -> None:
         self.question = question
         self.config = config
         self.fingerprint = fingerprint
+        self.resume_key = resume_key
         self.status = "running"
         self.failure: str | None = None
         self.output: str | None = None
@@ -180,12 +185,18 @@ class QuestionTrace:
         with self._lock:
             steps = [asdict(s) for s in self.steps]
         return redact({"question": self.question, "config": self.config, "fingerprint": self.fingerprint,
-                       "status": self.status, "failure": self.failure, "output": self.output,
+                       "resume_key": self.resume_key, "status": self.status, "failure": self.failure, "output": self.output,
                        "started": self.started, "elapsed": round(self.elapsed, 4), "totals": self.totals(),
                        "steps": steps})
 
     def save(self, path: str | Path) -> Path:
-        return atomic_write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False, default=_jsonable))
+        """Write atomically; a failed write (disk full, permissions) raises :class:`OutputWriteError`."""
+        text = json.dumps(self.to_dict(), indent=1, ensure_ascii=False, default=_jsonable)
+        try:
+            return atomic_write_text(path, text)
+        except OSError as exc:
+            raise OutputWriteError(path, exc, "SAMA traces", "pass trace_dir=<a writable folder with free space> "
+                                   "in the model arguments, or free space / fix permissions there") from exc
 
 
 def _jsonable(x: Any) -> Any:
@@ -215,15 +226,28 @@ def trace_filename(question_id: str) -> str:
     return f"{safe}.json"
 
 
-def finished_output(path: str | Path, fingerprint: str) -> str | None:
-    """The stored output of a finished trace made with the same configuration, else None."""
+def resumable_output(path: str | Path, key: "ResumeKey") -> tuple[str | None, str]:
+    """(stored output, why) for a question's trace file: the output only for a finished trace made
+    for the same question content, configuration and code revision. ``why`` is ``resumed``, ``new``
+    (no trace), ``unreadable``, ``unfinished`` (killed mid-question), ``failed``, or ``changed:<parts>``
+    naming what differs (question, fingerprint, revision)."""
+    path = Path(path)
+    if not path.exists():
+        return None, "new"
     try:
         data = load_trace(path)
     except (OSError, ValueError):
-        return None
-    if data.get("status") == "finished" and data.get("fingerprint") == fingerprint:
-        return str(data.get("output") or "")
-    return None
+        return None, "unreadable"
+    if not isinstance(data, dict):
+        return None, "unreadable"
+    changed = key.changed(data.get("resume_key"))
+    if changed:
+        return None, "changed:" + ",".join(changed)
+    if data.get("status") == "failed":
+        return None, "failed"
+    if data.get("status") != "finished":
+        return None, "unfinished"
+    return str(data.get("output") or ""), "resumed"
 
 
 def _short(value: Any, limit: int = 160) -> str:

@@ -111,7 +111,7 @@ def test_motion_continuity_and_tool_cache(question, tmp_path):
     assert r.data == {"continuity": {"score": 0.9}} and r.videos == ["Video A", "Video B"] and not r.cached
     r2 = tools_for(question, cache)["motion_analyzer"](video="Video A", next_video="Video B")
     assert r2.cached and r2.data == r.data and D.CALLS["continuity"] == 1
-    assert cache.stats() == {"hits": 1, "misses": 1}
+    assert cache.stats() == {"hits": 1, "misses": 1, "corrupt": 0, "write_errors": 0}
     # results cached by a release whose backends answered differently are not reused
     import sama_model.cache as cache_module
 

@@ -6,7 +6,7 @@ returns a cached generated folder. Same seed, same bytes.
 """
 from .cache import default_cache_root, ensure_synth
 from .common import DIFFICULTIES, Difficulty, GenerationError
-from .generate import TASK_MODULES, generate, plan, plan_question
+from .generate import TASK_MODULES, generate, plan, plan_question, read_manifest
 
 __all__ = ["DIFFICULTIES", "Difficulty", "GenerationError", "TASK_MODULES", "default_cache_root", "ensure_synth",
-           "generate", "plan", "plan_question"]
+           "generate", "plan", "plan_question", "read_manifest"]

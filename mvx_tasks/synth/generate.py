@@ -6,6 +6,7 @@ parallel and sorted afterwards; the output bytes do not depend on scheduling.
 from __future__ import annotations
 
 import importlib
+import json
 import multiprocessing as mp
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -18,6 +19,8 @@ from .common import Planned, QuestionContext, get_difficulty, jsonable, slug
 from .encode import CRF, encode_mp4, write_srt
 
 GENERATOR_VERSION = 1
+#: written beside data.jsonl: the parameters the folder was generated with
+MANIFEST = "synth.json"
 TASK_MODULES = {code: code.lower() for code in BENCH_CODES}
 
 
@@ -117,6 +120,17 @@ def generate(out_dir, per_task: int = 20, seed: int = 0, difficulty: str = "defa
         if bar is not None:
             bar.close()
     write_jsonl([Sample.from_dict(r) for r in results], out / "data.jsonl")
+    (out / MANIFEST).write_text(json.dumps({"per_task": per_task, "seed": int(seed), "difficulty": str(difficulty),
+                                            "tasks": list(codes)}, indent=1), encoding="utf-8")
     return out
+
+
+def read_manifest(folder) -> dict | None:
+    """The parameters a generated folder was made with (``synth.json``), or None."""
+    try:
+        data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 

@@ -46,10 +46,16 @@ def run_vlmeval(data: Sequence[str], model: Sequence[str], work_dir: str | Path 
         args = vrun.parse_args()
     finally:
         sys.argv = old
-    vrun.run_task(args)
-    missing = [p for p in expected_outputs(data, model, work_dir, mode) if not p.is_file()]
+    expected = expected_outputs(data, model, work_dir, mode)
+    before = {p: p.stat().st_mtime_ns for p in expected if p.is_file()}
+    try:
+        vrun.run_task(args)
+    except Exception as exc:  # report, then judge by what was written like any other failure
+        print(f"error: VLMEvalKit stopped: {type(exc).__name__}: {exc}", file=sys.stderr)
+    # an output left by an earlier run in the same work dir does not count for this one
+    missing = [p for p in expected if not p.is_file() or before.get(p) == p.stat().st_mtime_ns]
     for p in missing:
-        print(f"error: VLMEvalKit did not write {p}; see the log under {Path(work_dir) / 'logs'}", file=sys.stderr)
+        print(f"error: this run did not write {p}; see the log under {Path(work_dir) / 'logs'}", file=sys.stderr)
     return 1 if missing else 0
 
 
@@ -65,4 +71,4 @@ def add_vlmeval_arguments(parser: argparse.ArgumentParser) -> None:
 
 def cmd_vlmeval(args: argparse.Namespace) -> int:
     return run_vlmeval(args.data, args.model, args.work_dir, limit=args.limit, mode=args.mode,
-                       data_root=args.data_root)
+                       data_root=args.data_root, extra_args=list(getattr(args, "extra", None) or []))

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import SamaAgent
+from ..atomic import check_writable
 from ..profiles import AgentConfig, build_config
 
 DEFAULT_TRACE_ROOT = "sama_traces"
@@ -44,4 +45,6 @@ def make_agent(model_args: dict[str, Any]) -> tuple[SamaAgent, Path]:
     if not cache_given:
         config.cache_dir = str(default_cache_dir())
     trace_dir = Path(config.trace_dir) if config.trace_dir else default_trace_dir(config, output_path_from_argv())
+    check_writable(trace_dir, "SAMA traces", "pass trace_dir=<a writable folder with free space> in the model "
+                                             "arguments (or another --output_path)")
     return SamaAgent(config), trace_dir
