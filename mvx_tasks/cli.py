@@ -232,6 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("trace", help="print one SAMA trace readably")
     s.add_argument("file")
     s.set_defaults(func=_cmd_trace)
+
+    from .viewer.cli import add_view_arguments, cmd_view
+
+    s = sub.add_parser("view", help="build a static HTML site to browse a run (traces, frames) and compare two runs")
+    add_view_arguments(s)
+    s.set_defaults(func=cmd_view)
     return p
 
 

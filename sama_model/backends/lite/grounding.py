@@ -126,6 +126,7 @@ class LiteTemporalGrounding:
             "spans": spans,
             "boundaries": boundaries,
             "frames_used": int(n),
+            "frame_times": [round(float(t), 3) for t in times],
             "window": window_span(clip, window),
             "events_found": dict(Counter(k for k, _, _ in events)),
         }

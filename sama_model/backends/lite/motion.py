@@ -509,7 +509,8 @@ class LiteMotionAnalyzer:
         cam, offsets = self.camera(clip, idx)
         h, w = clip.frames.shape[1:3]
         objects = [classify_track(t, times, offsets, (w, h)) for t in self.tracker.confirmed(tracks, len(idx))]
-        out = {"camera": cam, "objects": objects, "frames_used": int(len(idx)), "window": window_span(clip, window)}
+        out = {"camera": cam, "objects": objects, "frames_used": int(len(idx)),
+               "frame_times": [round(float(t), 3) for t in times], "window": window_span(clip, window)}
         if self.forensics:
             full = clip.window(*(window if window is not None else (None, None)))
             out["manipulation"] = FRAME_MEMO.get(

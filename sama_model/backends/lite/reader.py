@@ -83,6 +83,7 @@ class LiteVideoReader:
         desc = {
             "window": window_span(clip, window),
             "frames_used": int(len(idx)),
+            "frame_times": [round(float(t), 3) for t in times],
             "objects": objects,
             "objects_per_frame": median_int([len(s) for s in per_frame]),
             "style": style,
@@ -212,6 +213,7 @@ class LiteVideoReader:
             "answer": self.answer(desc, q),
             "window": desc["window"],
             "frames_used": desc["frames_used"],
+            "frame_times": desc["frame_times"],
             "description": desc,
             "text": self.render(desc),
         }

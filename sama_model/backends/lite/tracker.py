@@ -168,6 +168,7 @@ class LiteObjectTracker:
             "counts_by_name": dict(sorted(named.items())),
             "max_per_frame": dict(sorted(max_pf.items())),
             "frames_used": int(len(idx)),
+            "frame_times": [round(float(t), 3) for t in times],
             "window": window_span(clip, window),
             "query_filter": q.target or None,
         }
