@@ -54,13 +54,13 @@ def _per_question(folder: Path, tasks: list[str]) -> dict[str, tuple]:
 def synth(tmp_path_factory):
     from mvx_tasks.synth import generate
 
-    return generate(tmp_path_factory.mktemp("synth") / "data", per_task=3, seed=4, tasks=KILL_TASKS,
+    return generate(tmp_path_factory.mktemp("synth") / "data", per_task=2, seed=4, tasks=KILL_TASKS,
                     progress=False, workers=1)
 
 
 def test_sigkill_mid_run_then_rerun_matches_a_clean_run(synth, tmp_path):
     tasks = ",".join(f"mvx_synth_{c.lower()}" for c in KILL_TASKS)
-    n = 3 * len(KILL_TASKS)
+    n = 2 * len(KILL_TASKS)
     clean_args = f"profile=offline,workers=4,trace_dir={tmp_path / 'clean_traces'},cache_dir={tmp_path / 'clean_cache'}"
     run_lmms_eval(["--model", "sama", "--model_args", clean_args, "--tasks", tasks], tmp_path / "clean",
                   env={"MVX_SYNTH_DATA": str(synth)})
@@ -102,9 +102,9 @@ def test_use_cache_never_stores_a_failed_question(tmp_path):
 
     data = generate(tmp_path / "data", per_task=3, seed=6, tasks=["SEQ"], progress=False, workers=1)
     rows = [json.loads(line) for line in (data / "data.jsonl").read_text().splitlines()]
-    victim = data / rows[1]["videos"][0]["path"]
-    good = victim.read_bytes()
-    victim.write_bytes(b"")  # an empty file: every tool call on it fails, so the question fails
+    victims = {data / v["path"]: (data / v["path"]).read_bytes() for v in rows[1]["videos"]}
+    for path in victims:
+        path.write_bytes(b"")  # empty files: every tool call fails, so the question fails
     cache = tmp_path / "lmms_cache"
 
     def run(name: str) -> tuple[dict, Path]:
@@ -122,7 +122,8 @@ def test_use_cache_never_stores_a_failed_question(tmp_path):
     assert recs1[rows[1]["id"]]["raw_output"] == "" and recs1[rows[1]["id"]]["correct"] is False
     assert traces("first") == sorted(r["id"] for r in rows)
 
-    victim.write_bytes(good)  # the cause is fixed
+    for path, good in victims.items():  # the cause is fixed
+        path.write_bytes(good)
     _, out2 = run("second")
     # SAMA was asked only the failed question: the other two came from lmms-eval's cache
     assert traces("second") == [rows[1]["id"]]
@@ -184,12 +185,21 @@ def test_demo_data_is_keyed_on_per_task_seed_and_difficulty(tmp_path, monkeypatc
 
 
 def test_run_probe_and_leaderboard_exit_non_zero_on_failed_runs(tmp_path):
+    import yaml
+
+    from mvx_tasks.harness_configs import CONFIG_DIR
+
+    data = yaml.safe_load((CONFIG_DIR / "sama_offline.yaml").read_text())
+    data.update(name="broken_sama", tasks="mvx_synth")
+    data["model_args"] = {**data["model_args"], "no_such_option": 1}  # SAMA refuses to start
     cfg = tmp_path / "configs" / "broken_sama.yaml"
     cfg.parent.mkdir()
-    cfg.write_text("name: broken_sama\nmodel: sama\nmodel_args: {profile: offline, no_such_option: 1}\n"
-                   "route: agent\nroute_reason: test\ntasks: mvx_probe\nframes_per_video: 8\n")
+    cfg.write_text(yaml.safe_dump(data))
     _stale_results(tmp_path / "runs" / "broken_sama" / "sama")
-    proc = _cli("run", str(cfg), "--output", str(tmp_path / "runs"), "--limit", "1")
+    (tmp_path / "nodata").mkdir()
+    (tmp_path / "nodata" / "data.jsonl").write_text("")
+    proc = _cli("run", str(cfg), "--output", str(tmp_path / "runs"), "--limit", "1",
+                env={"MVX_SYNTH_DATA": str(tmp_path / "nodata")})
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "broken_sama: lmms-eval exited" in proc.stderr and "wrote no results file" in proc.stderr
 

@@ -14,7 +14,7 @@ from sama_model.agent import SamaAgent
 from sama_model.atomic import OutputWriteError, check_writable
 from sama_model.cache import ToolCache
 from sama_model.profiles import build_config
-from sama_model.resume import EDGE_BYTES, ResumeKey, quick_file_hash
+from sama_model.resume import EDGE_BYTES, ResumeKey, question_digest, quick_file_hash
 from sama_model.runner import RunStats, run_questions
 from sama_model.trace import load_trace
 
@@ -191,3 +191,25 @@ def test_first_failed_trace_write_stops_the_run_with_the_path(tmp_path, question
 def test_check_writable_creates_the_folder(tmp_path):
     assert check_writable(tmp_path / "a" / "b", "x", "fix").is_dir()
     assert list((tmp_path / "a" / "b").iterdir()) == []
+
+
+def test_two_synth_seeds_into_one_folder_recompute_every_question(tmp_path):
+    """As reported: MVX-Synth SPR of seed 0, then of seed 7 (same ids, other questions), one trace folder,
+    offline profile. The second run must answer seed 7's questions, not replay seed 0's answers."""
+    from mvx_tasks.data import load_local
+    from mvx_tasks.synth import generate
+    from sama_model.question import AgentQuestion
+
+    def questions(seed):
+        folder = generate(tmp_path / f"seed{seed}", per_task=2, seed=seed, tasks=["SPR"], progress=False, workers=1)
+        return [AgentQuestion.from_sample(s, root=str(folder)) for s in load_local(folder)]
+
+    q0, q7 = questions(0), questions(7)
+    assert [q.id for q in q0] == [q.id for q in q7]
+    assert all(question_digest(a) != question_digest(b) for a, b in zip(q0, q7))  # other videos
+    a = SamaAgent(build_config(profile="offline", cache_dir="none"))
+    go(a, q0, tmp_path / "traces")
+    out7, s7 = go(a, q7, tmp_path / "traces")
+    assert (s7.resumed, s7.changed, s7.answered) == (0, 2, 2)
+    fresh, _ = go(a, q7, tmp_path / "fresh")  # the same questions in a clean folder
+    assert out7 == fresh
