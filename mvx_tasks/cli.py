@@ -44,19 +44,21 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 
 
 def results_table(results_file: Path, group: str) -> str:
-    """Per-task accuracy, unparsed and failed counts, levels and overall from a results file."""
+    """Per-task accuracy, unparsed, failed (videos not shown) and agent-failed (the model reported it
+    could not answer) counts, levels and overall from a results file."""
     from .registry import LEVELS, bench_tasks
 
     data = json.loads(Path(results_file).read_text())
     res, groups = data.get("results", {}), data.get("groups", {})
-    rows = [f"{'task':<6}{'acc %':>8}{'n':>6}{'unparsed':>10}{'failed':>8}"]
+    rows = [f"{'task':<6}{'acc %':>8}{'n':>6}{'unparsed':>10}{'failed':>8}{'agent failed':>14}"]
     for t in bench_tasks():
         r = res.get(f"{group}_{t.slug}")
         if r is None:
             continue
         n = data.get("n-samples", {}).get(f"{group}_{t.slug}", {}).get("effective", "")
         rows.append(f"{t.code:<6}{r.get('mvx_acc,none', float('nan')):>8.1f}{n:>6}"
-                    f"{r.get('mvx_unparsed,none', 0):>10}{r.get('mvx_failed,none', 0):>8}")
+                    f"{r.get('mvx_unparsed,none', 0):>10}{r.get('mvx_failed,none', 0):>8}"
+                    f"{r.get('mvx_agent_failed,none', 0):>14}")
     for lv in LEVELS:
         r = groups.get(f"{group}_{lv}") or res.get(f"{group}_{lv}")
         if r and "mvx_acc,none" in r:

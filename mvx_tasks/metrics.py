@@ -8,7 +8,7 @@ re-aggregated without the dataset.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Iterable, Mapping
 
 from .answers import extract_choice
@@ -26,23 +26,28 @@ class QuestionRecord:
     answer: str
     correct: bool
     unparsed: bool
-    failed: str | None = None  # reason the question could not be shown or answered
+    failed: str | None = None  # reason the question's videos could not be shown
+    agent_failed: str | None = None  # why the model (an agent such as SAMA) reported it could not answer
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 def score_output(sample_id: str, task: str, output: str | None, options: Mapping[str, str], answer: str,
-                 failed: str | None = None) -> QuestionRecord:
+                 failed: str | None = None, agent_failed: str | None = None) -> QuestionRecord:
     """Parse a model's output and score it against the answer letter.
 
-    A question whose videos could not be shown (``failed``) is scored wrong whatever the output.
+    A question whose videos could not be shown (``failed``) is scored wrong whatever the output. A
+    question the model reported it could not answer (``agent_failed``, see :mod:`.model_failures`) is
+    scored wrong and counted as a failure, not as unparsed: ``unparsed`` means the model answered
+    with an output that named no option.
     """
     text = "" if output is None else str(output)
-    parsed = extract_choice(text, dict(options))
+    parsed = None if agent_failed is not None else extract_choice(text, dict(options))
     correct = parsed == answer and failed is None
     return QuestionRecord(id=str(sample_id), task=task, raw_output=text, parsed=parsed, answer=answer,
-                          correct=bool(correct), unparsed=parsed is None, failed=failed)
+                          correct=bool(correct), unparsed=parsed is None and agent_failed is None, failed=failed,
+                          agent_failed=agent_failed)
 
 
 def _as_dict(r) -> dict:
@@ -71,6 +76,7 @@ class Summary:
     unparsed_per_task: dict[str, int]
     failed_per_task: dict[str, int]
     n_total: int
+    agent_failed_per_task: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -97,7 +103,9 @@ def summarize(records: Iterable) -> Summary:
                    correct_per_task=correct,
                    unparsed_per_task={t: count_unparsed(rs) for t, rs in by_task.items()},
                    failed_per_task={t: sum(x.get("failed") is not None for x in rs) for t, rs in by_task.items()},
-                   n_total=n_total)
+                   n_total=n_total,
+                   agent_failed_per_task={t: sum(x.get("agent_failed") is not None for x in rs)
+                                          for t, rs in by_task.items()})
 
 
 def weighted_overall(per_task_accuracy: Mapping[str, float], counts: Mapping[str, int] | None = None) -> float:

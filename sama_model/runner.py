@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from mvx_tasks import model_failures
+
 from .agent import AgentResult, SamaAgent
 from .atomic import check_writable
 from .question import AgentQuestion
@@ -50,8 +52,23 @@ class RunStats:
         if self.retried:
             parts.append(f"{self.retried} retried after a failed or interrupted attempt")
         if self.failed:
-            parts.append(f"{self.failed} failed")
+            by_cause = Counter(failure_cause(f) for f in self.failures.values())
+            parts.append(f"{self.failed} failed (" + ", ".join(f"{c}: {n}" for c, n in by_cause.most_common()) + ")")
         return "SAMA: " + "; ".join(parts)
+
+
+def failure_cause(failure: str) -> str:
+    """The kind of a question's failure, for grouping: ``all tools failed``, ``planner unavailable``,
+    ``tool budget spent``, or the exception type that stopped the question."""
+    text = (failure or "").strip()
+    if text.startswith("every tool call failed"):
+        return "all tools failed"
+    if text.startswith("planner unavailable"):
+        return "planner unavailable"
+    if "budget" in text.lower():
+        return "tool budget spent"
+    head = text.split(":", 1)[0].strip()
+    return head if head and " " not in head else "other"
 
 
 def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | None, stats: RunStats,
@@ -65,6 +82,7 @@ def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | Non
         if done is not None:
             outputs[i] = done
             stats.resumed += 1
+            model_failures.record(q.id, None)
             continue
         stats.reasons[why] += 1
         if why.startswith("changed:"):
@@ -110,6 +128,9 @@ def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_di
                 i, result = fut.result()  # an unwritable trace stops the run here, with the path and the fix
                 outputs[i] = result.output
                 stats.answered += 1
+                # beside the (empty) output, for the harness's mvx_agent_failed metric
+                model_failures.record(questions[i].id, (result.failure or "failed")
+                                      if result.status != "finished" else None)
                 if result.status != "finished":
                     stats.failed += 1
                     stats.failures[result.question_id] = result.failure or ""

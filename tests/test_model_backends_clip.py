@@ -16,7 +16,7 @@ from sama_model.backends.models.clip_backends import (EMBEDDINGS, ClipTemporalGr
 from sama_model.tools.contracts import TemporalGroundingBackend, VisualSimilarityBackend  # noqa: E402
 from tiny_models import make_test_video, register_tiny_open_clip  # noqa: E402
 
-OPTS = dict(model_name=register_tiny_open_clip(), pretrained=None, device="cpu", frames_per_video=16)
+OPTS = dict(model=register_tiny_open_clip(), device="cpu", frames_per_video=16)
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_spans_from_scores_merges_and_ranks():
 def test_missing_pretrained_weights_fail_fast(clips, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HOME", "/nonexistent-home")
-    sim = ClipVisualSimilarity(model_name="ViT-L-14", pretrained="openai", device="cpu")
+    sim = ClipVisualSimilarity(model="ViT-L-14", tag="openai", device="cpu")
     t0 = time.time()
     with pytest.raises(_runtime.MissingWeightsError) as err:
         sim.embed(clips[0])
@@ -109,4 +109,6 @@ def test_motion_aspect_is_the_pixel_activity_profile_not_clip(clips):
     out = sim.compare(a, b, aspect="motion")
     assert set(out) >= {"score", "correlation", "aspect"} and "model" not in out
     assert sim.compare_embeddings(ea, eb, "motion") == {"score": out["score"], "correlation": out["correlation"]}
-    assert sim.compare_embeddings(sim.embed(a), sim.embed(b), "content") is None
+    content = sim.compare_embeddings(sim.embed(a), sim.embed(b), "content")  # the tool's scoring path too
+    assert set(content) >= {"score", "cosine", "frame_scores", "model"}
+    assert content["score"] == sim.compare(a, b)["score"]

@@ -27,7 +27,7 @@ def clip(tmp_path_factory):
 
 
 def test_read_window_contract(tiny_qwen, clip):
-    reader = TransformersVideoReader(model=str(tiny_qwen), device="cpu", max_new_tokens=6, n_frames=4)
+    reader = TransformersVideoReader(model=str(tiny_qwen), device="cpu", max_new_tokens=6)
     assert isinstance(reader, VideoReaderBackend)
     out = reader.read(clip, "What is moving?", window=(0.5, 2.0), n_frames=4)
     assert isinstance(out["answer"], str)
@@ -51,10 +51,10 @@ def test_model_loads_once_across_threads(tiny_qwen, clip, monkeypatch):
         return real(*a, **k)
 
     monkeypatch.setattr(transformers.AutoModelForImageTextToText, "from_pretrained", counting)
-    readers = [TransformersVideoReader(model=str(tiny_qwen), device="cpu", max_new_tokens=3, n_frames=2)
+    readers = [TransformersVideoReader(model=str(tiny_qwen), device="cpu", max_new_tokens=3)
                for _ in range(3)]
     results: list[dict] = []
-    threads = [threading.Thread(target=lambda r=r: results.append(r.read(clip, "Count the squares."))) for r in readers]
+    threads = [threading.Thread(target=lambda r=r: results.append(r.read(clip, "Count the squares.", n_frames=2))) for r in readers]
     for t in threads:
         t.start()
     for t in threads:

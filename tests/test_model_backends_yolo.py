@@ -29,7 +29,7 @@ def clip(tmp_path_factory):
 
 @pytest.mark.parametrize("tracker", ["bytetrack", "botsort"])
 def test_track_contract(weights, clip, tracker):
-    yt = YoloObjectTracker(weights=str(weights), tracker=tracker, device="cpu", imgsz=128, max_frames=6)
+    yt = YoloObjectTracker(model=str(weights), tracker=tracker, device="cpu", imgsz=128, max_frames=6)
     assert isinstance(yt, ObjectTrackerBackend)
     out = yt.track(clip, "how many persons?", window=(0.5, 2.5))
     assert out["window"] == [0.5, 2.5] and out["frames_tracked"] == 6 and out["classes"] == ["person"]
@@ -48,7 +48,7 @@ def test_track_contract(weights, clip, tracker):
 
 
 def test_query_selects_classes(weights, clip):
-    yt = YoloObjectTracker(weights=str(weights), device="cpu", imgsz=128, max_frames=4)
+    yt = YoloObjectTracker(model=str(weights), device="cpu", imgsz=128, max_frames=4)
     out = yt.track(clip, "count the cars")
     assert out["classes"] == ["car"] and out["tracks"] == [] and out["counts"] == {}
 
@@ -58,9 +58,9 @@ def test_missing_weight_file_fails_fast(clip, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     t0 = time.time()
     with pytest.raises(_runtime.MissingWeightsError) as err:
-        YoloObjectTracker(weights="yolov8m.pt", device="cpu").track(clip)
+        YoloObjectTracker(model="yolov8m.pt", device="cpu").track(clip)
     assert time.time() - t0 < 10
     msg = str(err.value)
     assert "yolov8m.pt" in msg and "object_tracker/yolo" in msg and "releases/download" in msg
     with pytest.raises(_runtime.MissingWeightsError, match="no-such.pt"):
-        YoloObjectTracker(weights=str(tmp_path / "no-such.pt"), device="cpu").track(clip)
+        YoloObjectTracker(model=str(tmp_path / "no-such.pt"), device="cpu").track(clip)

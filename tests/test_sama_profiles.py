@@ -21,10 +21,10 @@ def test_paper_profiles():
     assert (gpt.planner, gpt.planner_options) == ("openai", {"model": "gpt-5.2", "api_key_env": "OPENAI_API_KEY"})
     assert {t: (s.name, s.options) if s else None for t, s in gpt.active_backends().items()} == {
         "video_reader": ("transformers", {"model": "Qwen/Qwen2.5-VL-7B-Instruct"}),
-        "temporal_grounding": ("clip", {"model_name": "ViT-L-14", "pretrained": "openai"}),
+        "temporal_grounding": ("clip", {"model": "timm/vit_large_patch14_clip_224.openai"}),
         "scene_graph": ("grounding_dino", {"model": "IDEA-Research/grounding-dino-base"}),
-        "object_tracker": ("yolo", {"weights": "yolov8m.pt"}),
-        "visual_similarity": ("clip", {"model_name": "ViT-L-14", "pretrained": "openai"}),
+        "object_tracker": ("yolo", {"model": "yolov8m.pt"}),
+        "visual_similarity": ("clip", {"model": "timm/vit_large_patch14_clip_224.openai"}),
         "subtitle_retriever": ("sentence_transformers", {"model": "BAAI/bge-m3"}),
         "motion_analyzer": None}
     ds = build_config(profile="paper-deepseek")

@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = ["QWEN_CHAT_TEMPLATE", "QWEN_SPECIAL_TOKENS", "train_byte_bpe", "build_tiny_qwen2_5_vl", "build_tiny_qwen3_vl",
            "make_test_video", "register_tiny_open_clip", "TINY_CLIP_NAME", "build_tiny_yolo",
-           "build_tiny_grounding_dino"]
+           "build_tiny_grounding_dino", "build_tiny_open_clip", "build_tiny_sentence_transformer"]
 
 # Qwen2-VL / Qwen2.5-VL chat template (the upstream one, trimmed of tool calls): video items render
 # as <|vision_start|><|video_pad|><|vision_end|> and images as <|vision_start|><|image_pad|><|vision_end|>.
@@ -236,4 +236,48 @@ def build_tiny_grounding_dino(folder: str | Path, *, seed: int = 0) -> Path:
     model.save_pretrained(folder)
     image_processor = GroundingDinoImageProcessor(size={"shortest_edge": 64, "longest_edge": 96})
     GroundingDinoProcessor(image_processor=image_processor, tokenizer=tokenizer).save_pretrained(folder)
+    return folder
+
+
+def build_tiny_open_clip(folder: str | Path, *, seed: int = 0) -> Path:
+    """Save a tiny random CLIP as an open_clip folder: ``open_clip_config.json`` (``model_cfg`` +
+    ``preprocess_cfg``) and ``open_clip_model.safetensors``, the layout of open_clip's hub repos, so the
+    CLIP backends load it with ``model=<folder>``."""
+    import json
+
+    import open_clip
+    import torch
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = register_tiny_open_clip()
+    torch.manual_seed(seed)
+    model = open_clip.create_model(name, pretrained=None)
+    cfg = {"model_cfg": open_clip.get_model_config(name),
+           "preprocess_cfg": {"mean": list(open_clip.OPENAI_DATASET_MEAN), "std": list(open_clip.OPENAI_DATASET_STD)}}
+    (folder / "open_clip_config.json").write_text(json.dumps(cfg, indent=2))
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(folder / "open_clip_model.safetensors"))
+    return folder
+
+
+def build_tiny_sentence_transformer(folder: str | Path, *, seed: int = 0) -> Path:
+    """Save a tiny random BERT sentence-transformer (mean pooling, 32-d) with a small WordPiece vocabulary."""
+    import torch
+    from sentence_transformers import SentenceTransformer, models
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    folder = Path(folder)
+    raw = folder.with_name(folder.name + "-hf")
+    raw.mkdir(parents=True, exist_ok=True)
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted({w.strip(".,?!:;").lower() for line in _CORPUS
+                                                                      for w in line.split()} - {""})
+    tokenizer = BertTokenizerFast(vocab={w: i for i, w in enumerate(words)})
+    torch.manual_seed(seed)
+    BertModel(BertConfig(vocab_size=len(words), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=64, max_position_embeddings=128)).save_pretrained(raw)
+    tokenizer.save_pretrained(raw)
+    word = models.Transformer(str(raw), max_seq_length=64)
+    SentenceTransformer(modules=[word, models.Pooling(getattr(word, "get_embedding_dimension", word.get_word_embedding_dimension)(), "mean")],
+                        device="cpu").save(str(folder))
     return folder

@@ -8,7 +8,8 @@ from typing import Any
 
 from ..agent import SamaAgent
 from ..atomic import check_writable
-from ..profiles import AgentConfig, build_config
+from ..profiles import AgentConfig, ConfigError, build_config
+from ..tools.backends import BackendOptionError, validate_backends
 
 DEFAULT_TRACE_ROOT = "sama_traces"
 
@@ -37,11 +38,23 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("SAMA_CACHE_DIR") or Path.home() / ".cache" / "sama" / "tools")
 
 
+def check_backends(config: AgentConfig) -> None:
+    """Every ``backend.<tool>.<option>`` checked against the chosen backend's parameters (and each
+    backend built, which loads no weights); deprecated option names are reported once."""
+    try:
+        notes = validate_backends(config.active_backends())
+    except BackendOptionError as exc:
+        raise ConfigError(str(exc)) from None
+    for note in notes:
+        print(f"SAMA: {note}", file=sys.stderr, flush=True)
+
+
 def make_agent(model_args: dict[str, Any]) -> tuple[SamaAgent, Path]:
     """(agent, trace folder) from harness model arguments."""
     args = dict(model_args)
     cache_given = "cache_dir" in args
     config = build_config(**args)
+    check_backends(config)  # before any folder or trace is written, before any question runs
     if not cache_given:
         config.cache_dir = str(default_cache_dir())
     trace_dir = Path(config.trace_dir) if config.trace_dir else default_trace_dir(config, output_path_from_argv())

@@ -76,3 +76,78 @@ def create_backend(tool: str, name: str, *, shared: bool = True, **options: Any)
         with _LOCK:
             obj = _INSTANCES.setdefault(key, obj)
     return obj
+
+
+# ----------------------------------------------------------------------------- option checking
+
+def backend_parameters(tool: str, name: str) -> tuple[list[str], bool]:
+    """(the option names a backend's constructor takes, whether it takes any ``**options``)."""
+    import inspect
+
+    factory = resolve_backend(tool, name)
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin or C factory: nothing to check
+        return [], True
+    names = [p for p, v in params.items() if v.kind in (v.POSITIONAL_OR_KEYWORD, v.KEYWORD_ONLY)]
+    return names, any(v.kind is v.VAR_KEYWORD for v in params.values())
+
+
+def check_backend_options(tool: str, name: str, options: dict[str, Any]) -> list[str]:
+    """Check ``backend.<tool>.<option>`` values against the backend's parameters without loading a
+    model. Raises :class:`BackendOptionError` naming the tool, the backend, the option and the valid
+    ones; returns deprecation notes for old option names that still work."""
+    factory = resolve_backend(tool, name)
+    deprecated: dict[str, str] = dict(getattr(factory, "DEPRECATED_OPTIONS", {}) or {})
+    rejected: dict[str, str] = dict(getattr(factory, "REJECTED_OPTIONS", {}) or {})
+    params, any_kw = backend_parameters(tool, name)
+    #: a backend taking ``**options`` may say which names it forwards (e.g. ``seg_`` to its segmenter)
+    prefixes = tuple(getattr(factory, "OPTION_PREFIXES", ()) or ())
+    valid = [p for p in params if p not in deprecated]
+    where = f"the {tool} backend {name!r} ({getattr(factory, '__name__', factory)})"
+    notes = []
+    for opt in options:
+        if opt in rejected:
+            raise BackendOptionError(f"backend.{tool}.{opt} cannot take effect with {where}: {rejected[opt]}; "
+                                     f"valid options: {', '.join(valid) or 'none'}")
+        if opt in deprecated:
+            notes.append(f"backend.{tool}.{opt} is deprecated; use {deprecated[opt]} "
+                         f"(backend.{tool}.{deprecated[opt].split()[0]}=...)")
+        elif opt not in params and (not any_kw or (prefixes and not opt.startswith(prefixes))):
+            extra = [f"{p}<option>" for p in prefixes]
+            raise BackendOptionError(f"backend.{tool}.{opt}: {where} has no option {opt!r}; "
+                                     f"valid options: {', '.join(valid + extra) or 'none'}")
+    check = getattr(factory, "check_options", None)
+    if callable(check):
+        try:
+            check(dict(options))
+        except ValueError as exc:
+            raise BackendOptionError(f"backend.{tool}: {where}: {exc}") from exc
+    return notes
+
+
+def validate_backends(backends: dict[str, Any]) -> list[str]:
+    """Check and build every configured backend (``{tool: BackendSpec | None}``) before any question
+    runs: unknown options, options that cannot take effect and values a constructor rejects fail here,
+    with the tool and the backend named. Constructing loads no weights (models load on first use)."""
+    notes: list[str] = []
+    for tool, spec in backends.items():
+        if spec is None:
+            continue
+        try:
+            notes += check_backend_options(tool, spec.name, spec.options)
+        except UnknownBackendError as exc:
+            raise BackendOptionError(f"backend.{tool}={spec.name}: {exc}") from None
+        try:
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # reported once, by the notes above
+                create_backend(tool, spec.name, **spec.options)
+        except (TypeError, ValueError) as exc:
+            raise BackendOptionError(f"backend.{tool}={spec.name}: {type(exc).__name__}: {exc}") from exc
+    return notes
+
+
+class BackendOptionError(ValueError):
+    """A backend option that does not exist or cannot take effect (a subclass of ``ConfigError``'s base)."""

@@ -56,6 +56,8 @@ class LiteTemporalGrounding:
     in object sizes per second, below which it counts as at rest), ``cut_threshold`` (histogram
     change that marks a global change), plus tracker options prefixed ``track_``."""
 
+    OPTION_PREFIXES = ("track_",)  # **options forwarded by prefix; others are rejected at start
+
     def __init__(
         self,
         max_frames: int = TRACK_FRAMES,

@@ -35,6 +35,8 @@ class LiteSceneGraph:
     """Options: ``max_relation_objects`` (relations among the largest N objects per frame),
     plus :class:`Segmenter` options prefixed ``seg_``."""
 
+    OPTION_PREFIXES = ("seg_",)  # **options forwarded by prefix; others are rejected at start
+
     def __init__(self, max_relation_objects: int = 12, **seg_options: float) -> None:
         self.max_relation_objects = int(max_relation_objects)
         self.segmenter = Segmenter(**{k[4:]: v for k, v in seg_options.items() if k.startswith("seg_")})

@@ -68,6 +68,8 @@ class LiteObjectTracker:
     ``min_track_frames`` (shortest track counted), ``gate`` (largest centroid jump, in object
     sizes), plus :class:`Segmenter` options prefixed ``seg_`` (e.g. ``seg_fg_delta``)."""
 
+    OPTION_PREFIXES = ("seg_",)  # **options forwarded by prefix; others are rejected at start
+
     def __init__(
         self,
         max_frames: int = TRACK_FRAMES,

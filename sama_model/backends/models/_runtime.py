@@ -21,7 +21,7 @@ class MissingWeightsError(RuntimeError):
     """A model weight that is neither a local path nor in the cache (and cannot be downloaded)."""
 
     def __init__(self, weight: str, backend: str, how: str, reason: str = "") -> None:
-        self.weight, self.backend, self.how = weight, backend, how
+        self.weight, self.backend, self.how, self.reason = weight, backend, how, reason
         why = f" ({reason})" if reason else ""
         super().__init__(f"{backend}: model weight {weight!r} is not available{why}. {how}")
 

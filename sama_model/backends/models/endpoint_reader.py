@@ -59,15 +59,19 @@ def encode_mp4(frames: np.ndarray, fps: float) -> str:
 class EndpointVideoReader:
     """Answers a query about one window of one video through ``/v1/chat/completions``."""
 
+    #: options that cannot take effect, with the reason (rejected when the agent is built)
+    REJECTED_OPTIONS = {"n_frames": "the video_reader tool's own n_frames argument (chosen per call by the planner, "
+                                    "default 8, at most 64) decides how many frames are read"}
+
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "Qwen/Qwen2.5-VL-7B-Instruct",
-                 api_key_env: str = "SAMA_READER_API_KEY", n_frames: int = 16, max_tokens: int = 512,
+                 api_key_env: str = "SAMA_READER_API_KEY", max_tokens: int = 512,
                  video_mode: str = "frames", jpeg_quality: int = 90, timeout: float = 120.0,
                  max_retries: int = 4, backoff: float = 1.0, seed: int = 42,
                  system_prompt: str | None = None) -> None:
         if video_mode not in {"frames", "video_url"}:
             raise ValueError(f"{BACKEND}: video_mode must be 'frames' or 'video_url', not {video_mode!r}")
         self.base_url, self.model, self.api_key_env = base_url, model, api_key_env
-        self.n_frames, self.max_tokens, self.video_mode = int(n_frames), int(max_tokens), video_mode
+        self.max_tokens, self.video_mode = int(max_tokens), video_mode
         self.jpeg_quality, self.timeout = int(jpeg_quality), float(timeout)
         self.max_retries, self.backoff, self.seed = int(max_retries), float(backoff), int(seed)
         self.system_prompt = system_prompt
@@ -115,7 +119,7 @@ class EndpointVideoReader:
 
     def read(self, clip: VideoClip, query: str, window=(None, None), n_frames: int | None = None) -> dict:
         start, end = window_bounds(clip, window)
-        frames, times, _ = sample_window(clip, int(n_frames or self.n_frames), (start, end))
+        frames, times, _ = sample_window(clip, int(n_frames or 8), (start, end))
         if len(frames) == 0:
             return {"answer": "", "window": [start, end], "frames_used": 0, "error": "no frames in window"}
         messages: list[dict] = []

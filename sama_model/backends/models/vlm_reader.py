@@ -21,20 +21,24 @@ __all__ = ["TransformersVideoReader", "DEFAULT_MODEL"]
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-VL-7B-Instruct"
 BACKEND = "video_reader/transformers"
+DEFAULT_FRAMES = 8  # when a caller gives no n_frames (the tool always does)
 _GENERATE_LOCK = threading.Lock()
 
 
 class TransformersVideoReader:
     """Answers a query about one window of one video with a local video-LLM."""
 
+    #: options that cannot take effect, with the reason (rejected when the agent is built)
+    REJECTED_OPTIONS = {"n_frames": "the video_reader tool's own n_frames argument (chosen per call by the planner, "
+                                    "default 8, at most 64) decides how many frames are read"}
+
     def __init__(self, model: str = DEFAULT_MODEL, device: str = "auto", dtype: str = "auto",
-                 max_new_tokens: int = 256, n_frames: int = 16, attn_implementation: str | None = None,
+                 max_new_tokens: int = 256, attn_implementation: str | None = None,
                  local_files_only: bool = False, system_prompt: str | None = None) -> None:
         self.model_name = model
         self.device = select_device(device)
         self.dtype = select_dtype(self.device, dtype)
         self.max_new_tokens = int(max_new_tokens)
-        self.n_frames = int(n_frames)
         self.attn_implementation = attn_implementation
         self.local_files_only = local_files_only
         self.system_prompt = system_prompt
@@ -74,7 +78,7 @@ class TransformersVideoReader:
     def read(self, clip: VideoClip, query: str, window=(None, None), n_frames: int | None = None) -> dict:
         import torch
 
-        n = int(n_frames or self.n_frames)
+        n = int(n_frames or DEFAULT_FRAMES)
         start, end = window_bounds(clip, window)
         frames, times, _ = sample_window(clip, n, (start, end))
         if len(frames) == 0:

@@ -11,6 +11,7 @@ import os
 import shutil
 import tempfile
 import threading
+import warnings
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,7 @@ def _resolve_weights(weights: str, download: bool) -> str:
             return str(folder / p.name)
     if download and not hub_offline() and p.parent == Path("."):
         return weights  # ultralytics downloads the official asset
-    how = (f"Download it (e.g. `wget {RELEASES}/{p.name}`) and pass the file as `weights=/path/to/{p.name}`, "
+    how = (f"Download it (e.g. `wget {RELEASES}/{p.name}`) and pass the file as `model=/path/to/{p.name}`, "
            f"or put it in {WEIGHTS_DIR}.")
     raise MissingWeightsError(weights, BACKEND, how, reason="no such file and downloads are off (offline)")
 
@@ -80,10 +81,20 @@ def _resolve_weights(weights: str, download: bool) -> str:
 class YoloObjectTracker:
     """Detects and tracks objects over a window: unique ids, per-class counts, trajectories."""
 
-    def __init__(self, weights: str = DEFAULT_WEIGHTS, tracker: str = "bytetrack", device: str = "auto",
+    #: old option names still accepted (with a DeprecationWarning) -> their replacement
+    DEPRECATED_OPTIONS = {"weights": "model"}
+
+    def __init__(self, model: str | None = None, tracker: str = "bytetrack", device: str = "auto",
                  conf: float = 0.25, iou: float = 0.7, imgsz: int = 640, max_frames: int = 64,
-                 download: bool = True) -> None:
-        self.weights, self.device = weights, select_device(device)
+                 download: bool = True, weights: str | None = None) -> None:
+        """``model``: an ultralytics weight file (``.pt``, a local path or an official name such as
+        ``yolov8m.pt``) or a model ``.yaml`` (random weights); ``weights`` is its deprecated old name."""
+        if weights is not None:
+            warnings.warn("the yolo backend's weights= option is deprecated: use model=", DeprecationWarning,
+                          stacklevel=2)
+            model = weights  # given explicitly (profiles use model=): the old name wins over a profile's model
+        self.weights = self.model_name = model or DEFAULT_WEIGHTS
+        self.device = select_device(device)
         self.tracker = tracker if tracker.endswith((".yaml", ".yml")) else f"{tracker}.yaml"
         if self.tracker not in {"bytetrack.yaml", "botsort.yaml"} and not Path(self.tracker).is_file():
             raise ValueError(f"{BACKEND}: tracker must be 'bytetrack', 'botsort' or a tracker YAML file, "
@@ -100,7 +111,7 @@ class YoloObjectTracker:
             return ultralytics.YOLO(path)
         except (FileNotFoundError, ConnectionError, OSError) as exc:
             raise MissingWeightsError(self.weights, BACKEND, f"Download it from {RELEASES}/ and pass the file "
-                                      f"as `weights`.", reason=str(exc)[:200]) from exc
+                                      f"as `model`.", reason=str(exc)[:200]) from exc
 
     @property
     def model(self) -> Any:
