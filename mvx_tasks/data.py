@@ -13,6 +13,7 @@ Every video path stays inside its dataset root (checked after resolving symlinks
 from __future__ import annotations
 
 import json
+import logging
 import os
 import string
 from collections import Counter, defaultdict
@@ -22,6 +23,8 @@ from typing import Any, Iterable
 
 from .registry import all_tasks, get_task, UnknownTaskError
 from .schema import SchemaError, Sample, Video, read_jsonl, validate_sample
+
+log = logging.getLogger(__name__)
 
 HUB_REPO = "MVX-bench/MVX-Bench"
 HUB_CACHE_DIR = "mvx_bench"
@@ -54,10 +57,27 @@ def load_local(root: str | Path) -> list[Sample]:
     samples = read_jsonl(data)
     for s in samples:
         for v in s.videos:
-            resolve_in_root(root, v.path, sample_id=s.id, what=f"video {v.label!r}")
+            video = resolve_in_root(root, v.path, sample_id=s.id, what=f"video {v.label!r}")
             if v.subtitle:
-                resolve_in_root(root, v.subtitle, sample_id=s.id, what=f"subtitle of {v.label!r}")
+                sub = resolve_in_root(root, v.subtitle, sample_id=s.id, what=f"subtitle of {v.label!r}")
+                ensure_sidecar(video, sub, s.id)
     return samples
+
+
+def ensure_sidecar(video: Path, subtitle: Path, sample_id: str) -> None:
+    """Keep a question's subtitle beside its video as ``<video stem><ext>`` (the player convention
+    through which SAMA, like any model, finds subtitles from the video path alone); copy it there
+    when the dataset stores it elsewhere, and say so when the folder is read-only."""
+    side = video.with_suffix(subtitle.suffix.lower() if subtitle.suffix.lower() in (".srt", ".vtt") else ".srt")
+    if side == subtitle or side.exists() or not subtitle.is_file():
+        return
+    try:
+        import shutil
+
+        shutil.copyfile(subtitle, side)
+    except OSError as exc:
+        log.warning("sample %s: SAMA reads subtitles from %s, but %s cannot be copied there (%s); copy it by "
+                    "hand to give SAMA's subtitle tool this video's subtitles", sample_id, side, subtitle, exc)
 
 
 def sample_to_doc(sample: Sample, root: str | Path) -> dict[str, str]:
@@ -336,8 +356,9 @@ class VerifyReport:
 
 
 def verify(root: str | Path, *, decode: bool = True) -> VerifyReport:
-    """Check a canonical folder: schema, ids, per-task counts, every video present and decodable."""
-    from .video import probe_video
+    """Check a canonical folder: schema, ids, per-task counts, every video present and decodable to its
+    end (a truncated file is reported with the time where its data stops)."""
+    from .video import check_video
     from .registry import bench_tasks
 
     root = Path(root)
@@ -381,7 +402,7 @@ def verify(root: str | Path, *, decode: bool = True) -> VerifyReport:
                     continue
                 key = str(p)
                 if key not in seen:
-                    seen[key] = probe_video(p) if decode else (None if p.is_file() else f"video file {p} does not exist")
+                    seen[key] = check_video(p) if decode else (None if p.is_file() else f"video file {p} does not exist")
                 if seen[key]:
                     report.errors.append(f"question {s.id!r}, video {v.label!r}: {seen[key]}. Fix: restore or "
                                          f"re-encode the file (H.264 MP4)")

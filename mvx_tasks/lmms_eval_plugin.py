@@ -38,7 +38,12 @@ def extend_task_paths() -> bool:
 
 def models():
     """Entry point (``lmms_eval.models``): the SAMA manifest, plus MVX task discovery."""
+    extend_task_paths()
+    return [sama_manifest()]
+
+
+def sama_manifest():
+    """``--model sama``: a chat model (it reads each request's messages, like any MLLM)."""
     from lmms_eval.models.registry_v2 import ModelManifest
 
-    extend_task_paths()
-    return [ModelManifest(model_id="sama", simple_class_path="sama_model.adapters.lmms_eval_model.SAMA")]
+    return ModelManifest(model_id="sama", chat_class_path="sama_model.adapters.lmms_eval_model.SAMA")

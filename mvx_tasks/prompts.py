@@ -12,6 +12,7 @@ Only ``question``, ``options`` and the video labels are shown: never ``answer`` 
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from .schema import Sample
@@ -23,6 +24,15 @@ def video_order_line(labels: Sequence[str]) -> str:
     if len(labels) == 1:
         return f"You are given one video: {labels[0]}."
     return f"You are given {len(labels)} videos, in this order: {', '.join(labels)}."
+
+
+_ORDER_LINE = re.compile(r"^You are given (one video: .+|\d+ videos(, in this order: .+|, each shown as frames .+))\.$")
+
+
+def is_order_line(line: str) -> bool:
+    """Whether ``line`` is one of the order lines above (an agent reading the prompt drops it:
+    the labels already come with the videos)."""
+    return bool(_ORDER_LINE.match(line.strip()))
 
 
 def frames_order_line(labels: Sequence[str], n_frames: Sequence[int]) -> str:
@@ -59,11 +69,17 @@ def video_messages(sample: Sample, text: str, video_paths: Sequence[str] | None 
     return [{"role": "user", "content": content}]
 
 
-def frame_messages(sample: Sample, text: str, frames_per_video: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
-    """lmms-eval chat messages with each video as labelled frame images."""
+def frame_messages(sample: Sample, text: str, frames_per_video: Sequence[Sequence[Any]],
+                   sampling: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """lmms-eval chat messages with each video as labelled frame images. ``sampling`` (one dict per
+    video: frames asked, their timestamps, decode size) rides on each video's header item as
+    ``metadata``; lmms-eval's message model ignores the key, logs and tests can read it."""
     content: list[dict[str, Any]] = []
-    for v, frames in zip(sample.videos, frames_per_video):
-        content.append({"type": "text", "text": f"{v.label} ({len(frames)} frames):"})
+    for i, (v, frames) in enumerate(zip(sample.videos, frames_per_video)):
+        header: dict[str, Any] = {"type": "text", "text": f"{v.label} ({len(frames)} frames):"}
+        if sampling is not None and i < len(sampling):
+            header["metadata"] = dict(sampling[i], video=v.label)
+        content.append(header)
         content.extend({"type": "image", "url": f} for f in frames)
     content.append({"type": "text", "text": text})
     return [{"role": "user", "content": content}]

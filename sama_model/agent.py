@@ -10,6 +10,7 @@ the evidence; an unreachable planner fails only this question, with the reason i
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from mvx_tasks.answers import extract_choice
 
-from .actions import ToolCall
+from .actions import FinalAnswer, ToolCall
 from .atomic import OutputWriteError
 from .cache import ToolCache
 from .memory import EvidenceMemory
@@ -47,6 +48,25 @@ class AgentResult:
     resumed: bool = False
 
 
+_ANSWER_PREFIX = re.compile(r"^\s*(final\s+)?answer\s*[:：]\s*", re.I)
+
+
+def follow_instruction(text: str, instruction: str) -> str:
+    """Shape a free-text answer as the task asks: one word, or one number, when it says so."""
+    ins = instruction.lower()
+    if re.search(r"\b(a |one |single )?(number|integer|digit)\b", ins):
+        m = re.search(r"-?\d+(?:\.\d+)?", text)
+        return m.group(0) if m else text
+    if re.search(r"\b(single|one) word\b", ins):
+        m = re.search(r"[^\W\d_][\w'-]*", text)
+        return m.group(0) if m else text
+    return text
+
+
+class QuestionError(ValueError):
+    """A request that cannot be answered as given (no video at all, say): that question fails alone."""
+
+
 class _Run:
     """State of one question's run (tools, memory, trace, call numbering)."""
 
@@ -56,7 +76,7 @@ class _Run:
         self.videos = QuestionVideos(question)
         self.tools: dict[str, Tool] = build_tools(self.videos, self.cfg.active_backends(), agent.cache)
         self.memory = EvidenceMemory(self.videos.labels, aggregate=self.cfg.aggregation)
-        self.task, self.task_source = identify_task(question)
+        self.task, self.task_source = identify_task(question, use_hint=self.cfg.task_hint)
         self.ctx = QuestionContext(question, self.task, self.task_source,
                                    option_video_map(question.options, self.videos.labels),
                                    [t.spec() for t in self.tools.values()], self.cfg.skills, self.memory,
@@ -128,15 +148,30 @@ class _Run:
                                    round(elapsed, 4), forced, turn.note))
 
     def fallback(self) -> tuple[str, str]:
-        """The task's scripted decision on the collected evidence; else the first option (rule)."""
+        """The task's scripted decision on the collected evidence; else the first option (rule).
+        Open-ended: the scripted answer from the evidence (the video reader's), else empty."""
         policy = PolicyContext(self.question, self.task, self.task_source, self.memory, set(self.tools),
                                self.duration, self.ctx.option_map)
         name, _, decide = select_policy(self.task, self.cfg.skills)
         letter, reason = decide(policy)
+        if self.question.open_ended:
+            return (letter or ""), f"{name}: {reason}"
         if letter and letter in self.question.options:
             return letter, f"{name}: {reason}"
         first = next(iter(self.question.options))
         return first, f"no evidence decided ({reason}); rule: first option"
+
+    def _open_answer(self, final: FinalAnswer | None, forced: bool) -> tuple[str, str | None]:
+        """Free text for an open-ended question: the planner's answer, else the evidence's."""
+        text = _ANSWER_PREFIX.sub("", final.text).strip() if final and final.text else ""
+        if text:
+            source, reason = ("planner-forced" if forced else "planner"), final.reason
+        else:
+            text, reason = self.fallback()
+            source = "evidence-fallback"
+        text = follow_instruction(text, self.question.instruction)
+        self.trace.add(FinalStep(text, None, reason, forced, source))
+        return text, None
 
     def run(self) -> tuple[str, str]:
         session = self.agent.planner.start(self.ctx)
@@ -172,6 +207,8 @@ class _Run:
             turn = session.final_turn(state)
             self.record_turn(turn, cap, time.perf_counter() - t0, True)
             final, forced = turn.final, True
+        if self.question.open_ended:
+            return self._open_answer(final, forced)
         letter = extract_choice(final.text, self.question.options) if final else None
         if letter is not None:
             source, reason = ("planner-forced" if forced else "planner"), (final.reason if final else "")
@@ -211,6 +248,9 @@ class SamaAgent:
         t0 = time.perf_counter()
         output, letter, failure = "", None, None
         try:
+            if not question.videos:
+                raise QuestionError("the request holds no video or image item; SAMA answers questions about "
+                                    "videos (check the task's doc_to_visual / doc_to_messages)")
             run = _Run(self, question, trace, path)
             output, letter = run.run()
             trace.status = "finished"

@@ -5,7 +5,7 @@ Model arguments understood (all optional)::
 
     profile=offline|paper-gpt|paper-deepseek
     planner=scripted|openai|hf   model=..  base_url=..  api_key_env=..  (and any planner.<option>=..)
-    max_iterations=10  skills=on|off  conflict=on|off  aggregation=on|off  motion=on|off
+    max_iterations=10  skills=on|off  conflict=on|off  aggregation=on|off  motion=on|off  task_hint=off|on
     reread_rounds=2  workers=4  cache_dir=..  trace_dir=..
     backend.<tool>=<backend name>|off   backend.<tool>.<option>=<value>
 """
@@ -51,6 +51,8 @@ class AgentConfig:
     aggregation: bool = True
     motion: bool = True
     reread_rounds: int = 2
+    #: give the agent the harness's MVX task code (off: it identifies the type from the text, like the paper)
+    task_hint: bool = False
     workers: int = 4
     cache_dir: str | None = None
     trace_dir: str | None = None
@@ -152,7 +154,7 @@ def build_config(**args: Any) -> AgentConfig:
                 backends[parts[1]] = None if name.lower() in ("off", "none", "") else BackendSpec(name, {})
             else:
                 backend_opts.setdefault(parts[1], {})[parts[2]] = _value(value)
-        elif key in ("skills", "conflict", "aggregation", "motion"):
+        elif key in ("skills", "conflict", "aggregation", "motion", "task_hint"):
             setattr(cfg, key, parse_bool(value, key))
         elif key in ("max_iterations", "reread_rounds", "workers"):
             try:
@@ -164,7 +166,7 @@ def build_config(**args: Any) -> AgentConfig:
         else:
             raise ConfigError(f"unknown SAMA model argument {key!r}; known: profile, planner, "
                               f"{', '.join(PLANNER_KEYS)}, planner.<opt>, max_iterations, skills, conflict, "
-                              f"aggregation, motion, reread_rounds, workers, cache_dir, trace_dir, "
+                              f"aggregation, motion, task_hint, reread_rounds, workers, cache_dir, trace_dir, "
                               f"backend.<tool>, backend.<tool>.<opt>")
     for tool, opts in backend_opts.items():
         spec = backends.get(tool)

@@ -5,7 +5,6 @@ ever sees a sample's ``answer`` or ``meta`` because this type has no field for t
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -26,14 +25,20 @@ class VideoRef:
 
 @dataclass(frozen=True)
 class AgentQuestion:
-    """A multiple-choice question over labelled videos, as the agent may see it."""
+    """A question over labelled videos, as the agent may see it: multiple choice when ``options``
+    is non-empty, else open-ended (answered in free text, following ``instruction``)."""
 
     id: str
     question: str
     options: dict[str, str]
     videos: tuple[VideoRef, ...]
-    task: str | None = None  # registry code when the harness knows it
+    task: str | None = None  # registry code, only when the run opts in (task_hint=on)
     root: str | None = None  # dataset root; video paths must stay inside it
+    instruction: str = ""  # the task's answer instruction ("Answer with a single word.")
+
+    @property
+    def open_ended(self) -> bool:
+        return not self.options
 
     @property
     def labels(self) -> list[str]:
@@ -41,7 +46,7 @@ class AgentQuestion:
 
     def public_dict(self) -> dict[str, Any]:
         return {"id": self.id, "task": self.task, "question": self.question, "options": dict(self.options),
-                "videos": [v.to_dict() for v in self.videos], "root": self.root}
+                "videos": [v.to_dict() for v in self.videos], "root": self.root, "instruction": self.instruction}
 
     @classmethod
     def from_sample(cls, sample: Sample, root: str | None = None) -> "AgentQuestion":
@@ -52,17 +57,6 @@ class AgentQuestion:
     def from_public(cls, data: Mapping[str, Any], root: str | None = None) -> "AgentQuestion":
         videos = tuple(VideoRef(str(v["label"]), str(v["path"]), v.get("subtitle") or None)
                        for v in data["videos"])
-        return cls(id=str(data["id"]), question=str(data["question"]), options=dict(data["options"]),
+        return cls(id=str(data["id"]), question=str(data["question"]), options=dict(data.get("options") or {}),
                    videos=videos, task=(str(data["task"]) if data.get("task") else None),
-                   root=root if root is not None else data.get("root"))
-
-    @classmethod
-    def from_doc(cls, doc: Mapping[str, Any]) -> "AgentQuestion":
-        """From an MVX harness doc: reads id/task/question/options/videos/root only (never answer/meta)."""
-        def as_obj(value: Any) -> Any:
-            return json.loads(value) if isinstance(value, str) else value
-
-        videos = as_obj(doc["videos"])
-        return cls.from_public({"id": doc["id"], "task": doc.get("task"), "question": doc["question"],
-                                "options": as_obj(doc["options"]), "videos": videos},
-                               root=doc.get("root") or None)
+                   root=root if root is not None else data.get("root"), instruction=str(data.get("instruction") or ""))

@@ -74,7 +74,7 @@ def _resolve(question: AgentQuestion, path: str) -> Path:
 def question_content(question: AgentQuestion) -> dict[str, Any]:
     """What the agent is shown, with files replaced by their content hashes (paths may move)."""
     return {"id": question.id, "task": question.task, "question": question.question,
-            "options": dict(question.options),
+            "options": dict(question.options), "instruction": question.instruction,
             "videos": [{"label": v.label, "video": quick_file_hash(_resolve(question, v.path)),
                         "subtitle": quick_file_hash(_resolve(question, v.subtitle)) if v.subtitle else None}
                        for v in question.videos]}

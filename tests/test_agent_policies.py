@@ -19,7 +19,8 @@ REF4 = {"Reference": "ref", "Video A": "a", "Video B": "b", "Video C": "c", "Vid
 def solve(tmp_path, script, task, question, options, stems, subtitles=None, **args):
     D.reset(script)
     q = D.make_question(tmp_path, "q", task, question, options, stems, subtitles)
-    result = SamaAgent(build_config(**{**D.DOUBLE_ARGS, **args})).answer(q, tmp_path / "t.json")
+    # these tests exercise each task's skill, so the task code is given (task_hint=on); identification is tested apart
+    result = SamaAgent(build_config(**{**D.DOUBLE_ARGS, "task_hint": "on", **args})).answer(q, tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
     tools = [(s["tool"], s["args"]) for s in trace["steps"] if s["kind"] == "tool"]
     return result.letter, tools, trace
@@ -288,7 +289,10 @@ def test_task_identified_from_question_text_when_no_code(tmp_path):
 def test_identify_task_from_text(text, code):
     q = AgentQuestion("x", text, {"A": "a", "B": "b"}, ())
     assert identify_task(q) == (code, "question text")
-    assert identify_task(AgentQuestion("x", text, {"A": "a", "B": "b"}, (), task="vs")) == ("VS", "registry")
+    hinted = AgentQuestion("x", text, {"A": "a", "B": "b"}, (), task="vs")
+    assert identify_task(hinted, use_hint=True) == ("VS", "registry")
+    assert identify_task(hinted) == (code, "question text")  # the hint is opt-in (task_hint=on)
+    assert identify_task(AgentQuestion("x", text, {}, (), task="vs"), use_hint=True) == ("", "open-ended")
 
 
 def test_option_video_map_and_counting_parse():

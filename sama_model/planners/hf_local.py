@@ -96,12 +96,16 @@ class HFSession:
     def _interpret(self, text: str, forced: bool) -> tuple[list[ToolCall], FinalAnswer | None, str | None]:
         obj, error = parse_json_action(text)
         if obj is None:
-            if forced and extract_choice(text, self.ctx.question.options):
+            if forced and (extract_choice(text, self.ctx.question.options)
+                           or (self.ctx.question.open_ended and text.strip())):
                 return [], FinalAnswer(text, "plain-text answer"), None
             return [], None, error
         if "final_answer" in obj or obj.get("tool") == "final_answer":
             letter = obj.get("final_answer") or (obj.get("args") or {}).get("answer") or ""
-            if extract_choice(str(letter), self.ctx.question.options) is None:
+            if self.ctx.question.open_ended:
+                if not str(letter).strip():
+                    return [], None, "final_answer is empty"
+            elif extract_choice(str(letter), self.ctx.question.options) is None:
                 return [], None, f"final_answer {letter!r} is not one of {list(self.ctx.question.options)}"
             return [], FinalAnswer(f"Answer: {letter}", str(obj.get("reason", ""))), None
         if forced:

@@ -26,10 +26,13 @@ FINAL_TOOL = "final_answer"
 
 
 def final_answer_spec(letters: list[str]) -> dict[str, Any]:
+    """The answer tool: an option letter, or free text for an open-ended question (no letters)."""
+    answer = ({"type": "string", "enum": letters, "description": "The option letter."} if letters else
+              {"type": "string", "description": "The answer itself, in the form the question asks."})
     return {"type": "function", "function": {
         "name": FINAL_TOOL, "description": "Give the final answer once the evidence is sufficient.",
         "parameters": {"type": "object", "properties": {
-            "answer": {"type": "string", "enum": letters, "description": "The option letter."},
+            "answer": answer,
             "reason": {"type": "string", "description": "One sentence citing the deciding evidence."}},
             "required": ["answer"], "additionalProperties": False}}}
 
@@ -136,6 +139,8 @@ class OpenAISession:
         if calls:
             return calls, None, None
         content = message.content or ""
+        if self.ctx.question.open_ended and content.strip():
+            return [], FinalAnswer(content.strip(), "plain-text answer"), None
         if extract_choice(content, self.ctx.question.options):
             return [], FinalAnswer(content, content), None
         return [], None, "the reply neither calls a tool nor states one option letter as 'Answer: X'"

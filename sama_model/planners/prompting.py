@@ -57,8 +57,12 @@ def question_block(ctx: QuestionContext) -> str:
         lines.append(f"Question type: {ctx.task} ({get_task(ctx.task).name}), identified from the {ctx.task_source}.")
     lines.append(f"Videos: {', '.join(q.labels)}.")
     lines.append(f"Question: {q.question}")
-    lines.append("Options:")
-    lines += [f"{k}. {v}" for k, v in q.options.items()]
+    if q.options:
+        lines.append("Options:")
+        lines += [f"{k}. {v}" for k, v in q.options.items()]
+    else:
+        lines.append("This question has no options: give the answer itself as free text"
+                     + (f" ({q.instruction})" if q.instruction else " (a word, a number or a short phrase)") + ".")
     if ctx.skills:
         named = {k: v for k, v in ctx.option_map.items() if v}
         if named:

@@ -1,5 +1,5 @@
-"""Scripted policy of the meta planner skill: identify the question type first (the registry
-task code when the harness gives one, else from the question text), keep the option-to-video
+"""Scripted policy of the meta planner skill: identify the question type first (from the question
+text; the registry task code only with ``task_hint=on``), keep the option-to-video
 mapping fixed for the whole question, and dispatch to the task's policy."""
 from __future__ import annotations
 
@@ -51,9 +51,15 @@ TASK_CUES: list[tuple[str, str]] = [
 ]
 
 
-def identify_task(question: AgentQuestion) -> tuple[str, str]:
-    """(task code, where it came from: "registry" | "question text" | "unknown")."""
-    if question.task:
+def identify_task(question: AgentQuestion, use_hint: bool = False) -> tuple[str, str]:
+    """(task code, where it came from: "registry" | "question text" | "unknown").
+
+    By default the type is identified from the question text, as the paper's meta planner does and
+    as every baseline must; the harness's task code is used only when the run opts in
+    (``task_hint=on``), and an open-ended question is never given a multiple-choice task."""
+    if question.open_ended:
+        return "", "open-ended"
+    if use_hint and question.task:
         try:
             code = get_task(question.task).code
             if code in TASK_POLICIES:

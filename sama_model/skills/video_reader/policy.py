@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ...actions import ToolCall
-from ..context import PolicyContext, text_overlap
+from ..context import PolicyContext, content_words, reference_label, text_overlap
 
 Decision = tuple[str | None, str]
 
@@ -21,6 +21,10 @@ def chunk_windows(duration: float, n: int = N_CHUNKS) -> list[tuple[float, float
 
 
 def generic_query(ctx: PolicyContext) -> str:
+    """Multiple choice: the question plus a request for the relevant description (compared with the
+    options). Open-ended: the question itself, whose answer is the answer."""
+    if ctx.question.open_ended:
+        return ctx.question.question
     return f"{ctx.question.question} Describe what in this video is relevant to that question."
 
 
@@ -32,6 +36,14 @@ def read_with_scan(ctx: PolicyContext, video: str, query: str) -> list[ToolCall]
         calls += [ctx.call("video_reader", video=video, query=query, start=s, end=e)
                   for s, e in chunk_windows(float(ctx.duration(video)))]
     return [c for c in calls if c is not None]
+
+
+_NEGATED = re.compile(r"\b(no|not|none|nothing|without|cannot|can't)\b", re.I)
+
+
+def affirmed(text: str) -> str:
+    """``text`` without its negated sentences ("No green square segmented in this video.")."""
+    return " ".join(s for s in re.split(r"(?<=[.;!?])\s+", text) if not _NEGATED.search(s))
 
 
 def evidence(ctx: PolicyContext, video: str, query: str) -> str:
@@ -50,10 +62,26 @@ def decide_generic(ctx: PolicyContext) -> Decision:
     from ..multi_video_comparison.policy import candidate_letters
 
     q = generic_query(ctx)
+    if ctx.question.open_ended:  # the reader's answers to the question, per video when there are several
+        answers = [(v, " ".join(d.get("answer", "") for d in ctx.results("video_reader", v, query=q)[:1]).strip())
+                   for v in ctx.labels]
+        answers = [(v, a) for v, a in answers if a and not _INSUFFICIENT.search(a)]
+        if not answers:
+            return None, "the video reader gave no answer"
+        text = answers[0][1] if len(answers) == 1 else "; ".join(f"{v}: {a}" for v, a in answers)
+        return text, "the video reader's answer to the question"
     letters = candidate_letters(ctx)
-    if letters and len(ctx.labels) > 2:
+    named = {k: v[0] for k, v in ctx.option_map.items() if len(v) == 1}
+    every_option_names_one = len(named) == len(ctx.question.options) >= 2
+    if letters and len(ctx.labels) > 2 and (reference_label(ctx.labels) or not every_option_names_one):
         ref = evidence(ctx, ctx.reference, q)
         scores = {k: text_overlap(ref, evidence(ctx, v, q)) for k, v in letters.items()}
+    elif every_option_names_one and not reference_label(ctx.labels):
+        # options name videos and none is a reference ("Which clip shows ...? A. Clip 1 B. Clip 2"):
+        # the video whose description shares most with the question
+        asked = content_words(ctx.question.question)
+        scores = {k: len(asked & content_words(affirmed(evidence(ctx, v, q)))) / max(1, len(asked))
+                  for k, v in named.items()}
     else:
         allt = " ".join(evidence(ctx, v, q) for v in ctx.labels)
         scores = {k: text_overlap(allt, t) for k, t in ctx.question.options.items()}
