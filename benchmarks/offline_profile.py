@@ -3,7 +3,8 @@
 Runs the ``offline`` profile (scripted planner, lite backends) on an MVX-Synth set under several
 configurations and prints one Markdown table the lead can paste:
 
-* ``full``: the offline profile as shipped;
+* ``full``: the offline profile as shipped (the question type identified from the question text);
+* ``hint_on``: ``task_hint=on``, the MVX task code given to the agent (what it had before issue 14);
 * ``motion_off``: ``motion=off`` (no motion_analyzer);
 * ``skills_off`` / ``conflict_off`` / ``aggregation_off``: the paper's ablations.
 
@@ -39,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 #: configuration name -> SAMA model arguments on top of profile=offline
 CONFIGS: dict[str, dict[str, str]] = {
     "full": {},
+    # the harness's MVX task code given to the agent (off by default: it identifies the type from the text)
+    "hint_on": {"task_hint": "on"},
     "motion_off": {"motion": "off"},
     "skills_off": {"skills": "off"},
     "conflict_off": {"conflict": "off"},
