@@ -22,8 +22,8 @@ log = logging.getLogger(__name__)
 
 #: bump when any backend's outputs for the same inputs change (2: lite identity grids, motion-aspect and
 #: style-mark similarity, motion patterns pulsing and shaking; 3: lite identity as a relative colour
-#: layout, motion pattern rules)
-CACHE_REVISION = 3
+#: layout, motion pattern rules; 4: lite reader background colour, model backends' one option vocabulary)
+CACHE_REVISION = 4
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

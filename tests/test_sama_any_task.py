@@ -235,3 +235,79 @@ def test_bad_requests_fail_alone(tasks, tmp_path):
     outs = [s["filtered_resps"] for s in samples(out, "anyv_bad")]
     assert outs[0] == outs[1] == ""  # failures are empty, never answer-like
     assert results["results"]["anyv_bad"]["acc,none"] >= 0.4
+
+
+def test_probe_through_sama_sees_every_video(tmp_path):
+    """``mvx-bench probe --model sama``: the background colour of the named video, at every position."""
+    import os
+    import subprocess
+    import sys
+
+    mvx = Path(sys.executable).with_name("mvx-bench")
+    proc = subprocess.run([str(mvx), "probe", "--model", "sama", "--model_args",
+                           f"profile=offline,workers=2,cache_dir={tmp_path / 'cache'}", "--output", str(tmp_path / "p")],
+                          capture_output=True, text=True, timeout=900, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "verdict: sees every video" in proc.stdout
+    for pos in range(1, 6):
+        assert f"asked about video {pos}: 100.0% correct" in proc.stdout
+
+
+def _vlmeval_dataset(root: Path, name: str):
+    """A small non-MVX VLMEvalKit video MCQ dataset (Video-MME-like prompt: the video, then the
+    question with its options)."""
+    import pandas as pd
+    from vlmeval.dataset.video_base import VideoBaseDataset
+
+    rows = [{"index": i, "video": c, "question": "What colour is the square in the video?",
+             "candidates": json.dumps(["red", "green", "blue", "yellow"]), "answer": "ABCD"[k]}
+            for i, (k, c) in enumerate([(0, "red"), (2, "blue"), (1, "green"), (3, "yellow")])]
+    tsv = root / f"{name}.tsv"
+    pd.DataFrame(rows).to_csv(tsv, sep="\t", index=False)
+
+    class ColourQA(VideoBaseDataset):
+        TYPE = "Video-MCQ"
+
+        def prepare_dataset(self, dataset):
+            return {"root": str(root / "videos"), "data_file": str(tsv)}
+
+        def build_prompt(self, line, video_llm):
+            line = self.data.iloc[line] if isinstance(line, int) else line
+            opts = "\n".join(f"{'ABCD'[i]}. {c}" for i, c in enumerate(json.loads(line["candidates"])))
+            return [{"type": "video", "value": str(root / "videos" / f"{line['video']}.mp4")},
+                    {"type": "text", "value": f"Question: {line['question']}\n{opts}\n"
+                                              "Answer with the option's letter from the given choices directly."}]
+
+        def evaluate(self, eval_file, **judge_kwargs):  # pragma: no cover - not used here
+            raise NotImplementedError
+
+    return ColourQA(dataset=name)
+
+
+@pytest.mark.parametrize("planner", ["scripted", "openai"])
+def test_vlmeval_answers_a_non_mvx_video_dataset(tasks, tmp_path, monkeypatch, planner):
+    from vlmeval.inference_video import infer_data_job_video
+    from vlmeval.smp import load
+
+    from sama_model.adapters.vlmeval_model import SAMAVLMEval
+
+    monkeypatch.setenv("LMUData", str(tmp_path / "lmu"))
+    ds = _vlmeval_dataset(tasks, "ColourQA")
+    args = dict(profile="offline", trace_dir=str(tmp_path / "traces"), cache_dir=str(tmp_path / "cache"))
+    server = _planner_server() if planner == "openai" else None
+    if server:
+        server.__enter__()
+        args.update(planner="openai", model="local", base_url=server.base_url, api_key_env="NO_KEY_HERE")
+    try:
+        model = SAMAVLMEval(**args)
+        assert model.is_api is (planner == "openai")  # an API-bound planner takes VLMEvalKit's threaded API path
+        work = tmp_path / "work"
+        work.mkdir()
+        result = work / "SAMA_ColourQA.xlsx"
+        infer_data_job_video(model, str(work), "SAMA", ds, result_file=str(result), api_nproc=2)
+    finally:
+        if server:
+            server.__exit__(None, None, None)
+    data = load(str(result))
+    assert [str(p).replace("Answer:", "").strip() for p in data["prediction"]] == list(data["answer"])
+    assert len(list((tmp_path / "traces").glob("*.json"))) == 4

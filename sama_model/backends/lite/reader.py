@@ -17,13 +17,22 @@ from mvx_tasks.video import VideoClip
 from .common import TRACK_FRAMES, Query, Window, median_int, parse_query, window_indices, window_span
 from .features import style_stats
 from .motion import LiteMotionAnalyzer
-from .segmentation import Segment, palette, segment_indices
+from .segmentation import Segment, dominant_color, palette, segment_indices
 
 
 def _plural(n: int, word: str) -> str:
     if n == 1:
         return f"1 {word}"
     return f"{n} {word}es" if word.endswith(("x", "s", "ch")) else f"{n} {word}s"
+
+
+def background_color(frames: np.ndarray, ring: float = 0.08) -> str:
+    """Colour name of the frames' border ring (where the background shows), by majority vote."""
+    h, w = frames.shape[1:3]
+    b = max(1, int(round(min(h, w) * ring)))
+    edge = np.concatenate([frames[:, :b].reshape(-1, 3), frames[:, -b:].reshape(-1, 3),
+                           frames[:, b:-b, :b].reshape(-1, 3), frames[:, b:-b, -b:].reshape(-1, 3)])
+    return dominant_color(edge[:: max(1, len(edge) // 20000)])[0]
 
 
 def _where(seg: Segment, w: int, h: int) -> str:
@@ -88,6 +97,7 @@ class LiteVideoReader:
             "objects_per_frame": median_int([len(s) for s in per_frame]),
             "style": style,
             "palette": [[k, round(v, 3)] for k, v in pal.most_common(4)],
+            "background": background_color(clip.frames[idx]) if len(idx) else None,
             "brightness_trend": trend,
         }
         if self.motion_frames > 1 and clip.n_frames > 1:
@@ -168,6 +178,8 @@ class LiteVideoReader:
             tracked = [m for m in desc.get("object_motion", []) if q.matches(m["color"], m["label"])]
             seen = f"; {len(tracked)} distinct tracked over the window" if "object_motion" in desc else ""
             return f"{n} {target} per frame (median){extra}{seen}."
+        if "color" in k and "background" in q.words and desc.get("background"):
+            return f"{desc['background']} (background)."
         if "color" in k:
             if not match:
                 return f"unknown: no {target} segmented."

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ...actions import ToolCall
-from ..context import PolicyContext, content_words, reference_label, text_overlap
+from ..context import PolicyContext, content_words, mentions, reference_label, text_overlap
 
 Decision = tuple[str | None, str]
 
@@ -51,9 +51,18 @@ def evidence(ctx: PolicyContext, video: str, query: str) -> str:
     return " ".join(str(d.get("answer", "")) for d in ctx.results("video_reader", video, query=query))
 
 
+def asked_videos(ctx: PolicyContext) -> list[str]:
+    """The videos the evidence must come from: the one the question names when its options are
+    not videos ("What is the background colour of Video 4? A. Orange ..."), else every video."""
+    named = mentions(ctx.question.question, ctx.labels)
+    if len(named) == 1 and not any(ctx.option_map.values()):
+        return named
+    return list(ctx.labels)
+
+
 def plan_generic(ctx: PolicyContext) -> list[ToolCall]:
     q = generic_query(ctx)
-    return [c for v in ctx.labels for c in read_with_scan(ctx, v, q)]
+    return [c for v in asked_videos(ctx) for c in read_with_scan(ctx, v, q)]
 
 
 def decide_generic(ctx: PolicyContext) -> Decision:
@@ -64,7 +73,7 @@ def decide_generic(ctx: PolicyContext) -> Decision:
     q = generic_query(ctx)
     if ctx.question.open_ended:  # the reader's answers to the question, per video when there are several
         answers = [(v, " ".join(d.get("answer", "") for d in ctx.results("video_reader", v, query=q)[:1]).strip())
-                   for v in ctx.labels]
+                   for v in asked_videos(ctx)]
         answers = [(v, a) for v, a in answers if a and not _INSUFFICIENT.search(a)]
         if not answers:
             return None, "the video reader gave no answer"
@@ -73,7 +82,11 @@ def decide_generic(ctx: PolicyContext) -> Decision:
     letters = candidate_letters(ctx)
     named = {k: v[0] for k, v in ctx.option_map.items() if len(v) == 1}
     every_option_names_one = len(named) == len(ctx.question.options) >= 2
-    if letters and len(ctx.labels) > 2 and (reference_label(ctx.labels) or not every_option_names_one):
+    focus = asked_videos(ctx)
+    if len(focus) < len(ctx.labels):  # the question is about one named video: its evidence against the options
+        allt = " ".join(evidence(ctx, v, q) for v in focus)
+        scores = {k: text_overlap(allt, t) for k, t in ctx.question.options.items()}
+    elif letters and len(ctx.labels) > 2 and (reference_label(ctx.labels) or not every_option_names_one):
         ref = evidence(ctx, ctx.reference, q)
         scores = {k: text_overlap(ref, evidence(ctx, v, q)) for k, v in letters.items()}
     elif every_option_names_one and not reference_label(ctx.labels):
