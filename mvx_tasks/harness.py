@@ -21,7 +21,7 @@ from .data import doc_to_sample, load_bench_samples, load_local, sample_to_doc
 from .metrics import accuracy, score_output
 from .prompts import (DEFAULT_POST_PROMPT, frame_messages, frames_order_line, question_text, video_messages)
 from .registry import get_task
-from .video import load_video, probe_video
+from .video import current_policy, probe_video, sample_video
 
 DEFAULT_N_FRAMES = 8
 
@@ -150,15 +150,21 @@ def _with_videos(sample, videos):
 
 # ----------------------------------------------------------------------------- frames presentation
 
-def _frames(doc: dict, n: int) -> list[tuple[str, list]]:
+def _sampled(path: str, n: int):
+    """``n`` frames spread uniformly over the video and their timestamps; only those are decoded."""
+    return sample_video(path, n)
+
+
+def _frames(doc: dict, n: int, with_times: bool = False) -> list[tuple]:
     from PIL import Image
 
     out = []
     for v in _videos(doc):
         if video_problem(v["path"]) is not None:
             continue
-        frames, _ = load_video(v["path"]).sample(n)
-        out.append((v["label"], [Image.fromarray(f) for f in frames]))
+        frames, times = _sampled(v["path"], n)
+        imgs = [Image.fromarray(f) for f in frames]
+        out.append((v["label"], imgs, times) if with_times else (v["label"], imgs))
     return out
 
 
@@ -178,7 +184,7 @@ def frames_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None)
     kw = _kw(lmms_eval_specific_kwargs)
     sample = doc_to_sample(doc)
     n = _n_frames(kw)
-    shown = [(v.label, min(n, load_video(v.path).n_frames)) for v in sample.videos if video_problem(v.path) is None]
+    shown = [(v.label, len(_sampled(v.path, n)[1])) for v in sample.videos if video_problem(v.path) is None]
     order = frames_order_line([s[0] for s in shown], [s[1] for s in shown])
     return question_text(sample, pre_prompt=kw.get("pre_prompt", ""),
                          post_prompt=kw.get("post_prompt", DEFAULT_POST_PROMPT), order_line=order)
@@ -186,10 +192,13 @@ def frames_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None)
 
 def frames_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
     sample = doc_to_sample(doc)
-    frames = _frames(doc, _n_frames(lmms_eval_specific_kwargs))
+    n = _n_frames(lmms_eval_specific_kwargs)
+    frames = _frames(doc, n, with_times=True)
     kept = [v for v in sample.videos if video_problem(v.path) is None]
+    policy = {"frames_per_video": n, "decode_max_side": current_policy().max_side}
+    sampling = [dict(policy, timestamps=[round(float(t), 3) for t in times]) for _, _, times in frames]
     return frame_messages(_with_videos(sample, kept), frames_doc_to_text(doc, lmms_eval_specific_kwargs),
-                          [imgs for _, imgs in frames])
+                          [imgs for _, imgs, _ in frames], sampling=sampling)
 
 
 # ----------------------------------------------------------------------------- scoring

@@ -14,7 +14,7 @@ from pathlib import Path
 from mvx_tasks.data import resolve_in_root
 from mvx_tasks.schema import SchemaError
 from mvx_tasks.subtitles import SubtitleSegment, read_subtitles
-from mvx_tasks.video import VideoClip, load_video
+from mvx_tasks.video import WINDOW_MIN_FRAMES, VideoClip, load_video
 
 from .cache import file_hash
 from .question import AgentQuestion
@@ -83,9 +83,16 @@ class QuestionVideos:
     def path(self, label: str) -> Path:
         return self._paths[self.resolve(label)]
 
-    def clip(self, label: str) -> VideoClip:
-        """Decoded frames of a video (decoded once per process, shared)."""
-        return load_video(self.path(label))
+    def clip(self, label: str, start: float | None = None, end: float | None = None,
+             n_frames: int | None = None) -> VideoClip:
+        """Decoded frames of a video (decoded once per process, shared). With a window, a clip at
+        least ``n_frames`` dense in it (default :data:`mvx_tasks.video.WINDOW_MIN_FRAMES`): the shared
+        clip when its uniform sampling is dense enough there (always, for a clip that kept every
+        frame), else a decode of just that window (seek, decode forward; cached)."""
+        clip = load_video(self.path(label))
+        if start is None and end is None:
+            return clip
+        return clip.dense(start, end, n_frames or WINDOW_MIN_FRAMES)
 
     def subtitle_path(self, label: str) -> Path | None:
         return self._subs_paths[self.resolve(label)]

@@ -68,7 +68,9 @@ def test_arguments_are_validated_coerced_and_labels_resolved(question):
     D.SCRIPT["b"] = {"reader": "a red cup"}
     r = reader(video="video b", query="what?", n_frames="4", start=1)
     assert r.ok and r.args == {"video": "Video B", "query": "what?", "start": 1.0, "end": None, "n_frames": 4}
+    sampling = r.data.pop("sampling")  # how the video was decoded, recorded with every reading
     assert r.data == {"answer": "a red cup", "window": [1.0, None], "frames_used": 4}
+    assert sampling["frames"] == sampling["of"] and sampling["policy"]["max_side"] == 448
     assert r.text == "Video B (1-ends, 4 frames) 'what?': a red cup"
     assert reader(video="B", query="q").args["video"] == "Video B"
     assert "unknown argument(s) ['frames']" in reader(video="Video B", query="q", frames=3).error

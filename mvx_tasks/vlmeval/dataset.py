@@ -26,7 +26,7 @@ from vlmeval.smp import LMUDataRoot, load
 from ..data import DataSourceError, doc_to_sample, load_local, sample_to_doc
 from ..metrics import score_output, summarize
 from ..prompts import frames_order_line, question_text, video_order_line
-from ..video import VideoDecodeError, load_video, probe_video
+from ..video import VideoDecodeError, probe_video, sample_video
 from .names import DATASET_ENV, META_SUFFIX, RECORDS_SUFFIX, base_name, dataset_names
 
 INFER_FAIL = "Failed to obtain answer"  # VLMEvalKit's marker for a failed inference
@@ -107,7 +107,7 @@ class MVXVideoMCQ(VideoBaseDataset):
             paths = json.loads(index.read_text(encoding="utf-8"))
             if all(Path(p).is_file() for p in paths):
                 return paths
-        frames, _ = load_video(path).sample(self.nframe)
+        frames, _ = sample_video(path, self.nframe)  # decodes only these frames
         folder.mkdir(parents=True, exist_ok=True)
         paths = []
         for i, frame in enumerate(frames, 1):

@@ -296,6 +296,14 @@ class Tool:
                               backend=self.backend_name, elapsed=time.perf_counter() - t0)
 
 
+def with_sampling(out: Any, clip: Any) -> Any:
+    """A tool's result with how its video was sampled (frames decoded, window, policy): the trace
+    then records the sampling behind every reading."""
+    from mvx_tasks.video import sampling_of
+
+    return {**out, "sampling": sampling_of(clip)} if isinstance(out, dict) else out
+
+
 def _to_json(x: Any) -> Any:
     import numpy as np
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Tool, fmt_window
+from .base import Tool, fmt_window, with_sampling
 
 
 class MotionAnalyzerTool(Tool):
@@ -26,7 +26,8 @@ class MotionAnalyzerTool(Tool):
         """
         if next_video is not None:
             return {"continuity": self.call_backend("continuity", self.videos.clip(video), self.videos.clip(next_video))}
-        return self.call_backend("analyze", self.videos.clip(video), self.window(start, end))
+        clip = self.videos.clip(video, *self.window(start, end))
+        return with_sampling(self.call_backend("analyze", clip, self.window(start, end)), clip)
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         if args.get("next_video"):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Tool, fmt_window
+from .base import Tool, fmt_window, with_sampling
 
 
 class ObjectTrackerTool(Tool):
@@ -19,7 +19,8 @@ class ObjectTrackerTool(Tool):
             start: Window start in seconds; null for the beginning.
             end: Window end in seconds; null for the end.
         """
-        return self.call_backend("track", self.videos.clip(video), query, self.window(start, end))
+        clip = self.videos.clip(video, *self.window(start, end))
+        return with_sampling(self.call_backend("track", clip, query, self.window(start, end)), clip)
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         counts = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("counts") or {}).items()))

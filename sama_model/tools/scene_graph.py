@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .base import Tool, fmt_window
+from .base import Tool, fmt_window, with_sampling
 
 
 def majority_colors(data: dict[str, Any]) -> dict[str, str]:
@@ -32,8 +32,9 @@ class SceneGraphTool(Tool):
             end: Window end in seconds; null for the end.
             n_frames: How many frames to analyse in the window.
         """
-        return self.call_backend("graph", self.videos.clip(video), query, self.window(start, end),
-                                 max(1, min(int(n_frames), 64)))
+        n = max(1, min(int(n_frames), 64))
+        clip = self.videos.clip(video, *self.window(start, end), n_frames=n)
+        return with_sampling(self.call_backend("graph", clip, query, self.window(start, end), n), clip)
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         counts = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("counts") or {}).items()))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Tool
+from .base import Tool, with_sampling
 
 
 class TemporalGroundingTool(Tool):
@@ -19,7 +19,8 @@ class TemporalGroundingTool(Tool):
             start: Search window start in seconds; null for the beginning.
             end: Search window end in seconds; null for the end.
         """
-        return self.call_backend("ground", self.videos.clip(video), query, self.window(start, end))
+        clip = self.videos.clip(video, *self.window(start, end))
+        return with_sampling(self.call_backend("ground", clip, query, self.window(start, end)), clip)
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         spans = ", ".join(f"{s['start']:.1f}-{s['end']:.1f}s ({s.get('score', 0):.2f})" for s in data.get("spans", [])[:3])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Tool, fmt_window
+from .base import Tool, fmt_window, with_sampling
 
 
 class VideoReaderTool(Tool):
@@ -21,8 +21,9 @@ class VideoReaderTool(Tool):
             end: Window end in seconds; null for the end of the video.
             n_frames: How many frames to sample uniformly from the window (more frames read finer detail).
         """
-        clip = self.videos.clip(video)
-        return self.call_backend("read", clip, query, self.window(start, end), max(1, min(int(n_frames), 64)))
+        n = max(1, min(int(n_frames), 64))
+        clip = self.videos.clip(video, *self.window(start, end), n_frames=n)
+        return with_sampling(self.call_backend("read", clip, query, self.window(start, end), n), clip)
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         return f"{args['video']} ({fmt_window(args)}, {args['n_frames']} frames) '{args['query']}': {data.get('answer', '')}"
