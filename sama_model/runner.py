@@ -141,6 +141,6 @@ def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_di
         pool.shutdown(wait=True, cancel_futures=True)  # after an error, queued questions are not started
         if bar is not None:
             bar.close()
-    if questions:
+    if progress and questions:
         print(stats.summary(), file=sys.stderr, flush=True)
     return [o or "" for o in outputs]
