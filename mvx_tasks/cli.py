@@ -13,9 +13,10 @@ from pathlib import Path
 def _cmd_tasks(args: argparse.Namespace) -> int:
     from .registry import all_tasks
 
-    print(f"{'code':<6}{'name':<28}{'level':<12}{'questions':>10}{'options':>9}{'chance':>8}")
+    print(f"{'code':<10}{'name':<38}{'level':<16}{'questions':>10}{'options':>9}{'chance':>8}  benchmark")
     for t in all_tasks():
-        print(f"{t.code:<6}{t.name:<28}{t.level:<12}{t.n_questions:>10}{str(t.n_options or 'var'):>9}{t.chance * 100:>7.1f}%")
+        print(f"{t.code:<10}{t.name:<38}{t.level:<16}{t.n_questions or '?':>10}{str(t.n_options or 'var'):>9}"
+              f"{t.chance * 100:>7.1f}%  {t.benchmark}")
     return 0
 
 
@@ -29,9 +30,22 @@ def _cmd_tasks_path(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from .data import verify
 
-    report = verify(args.folder, decode=not args.no_decode)
+    report = verify(args.folder, decode=not args.no_decode, benchmark=args.benchmark)
     print(report.render())
     return 0 if report.ok else 1
+
+
+def _cmd_gen_tasks(args: argparse.Namespace) -> int:
+    from .taskgen import TASKS_DIR, stale_files, write_tasks
+
+    out = args.out or TASKS_DIR
+    if args.check:
+        stale = stale_files(out)
+        for rel in stale:
+            print(f"out of date: {rel}")
+        return 1 if stale else 0
+    print(f"wrote {len(write_tasks(out))} task files under {out}")
+    return 0
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
@@ -189,10 +203,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("tasks-path", help="print the lmms-eval task folder (for --include_path)")
     s.set_defaults(func=_cmd_tasks_path)
 
-    s = sub.add_parser("verify", help="check a dataset folder in the canonical layout")
+    s = sub.add_parser("verify", help="check a dataset folder (canonical layout, or a peer benchmark's own files)")
     s.add_argument("folder")
     s.add_argument("--no-decode", action="store_true", help="only check that videos exist")
+    s.add_argument("--benchmark", default=None,
+                   help="read the folder as a peer benchmark: cvbench, mvu_eval or crossvid (default: MVX-Bench)")
     s.set_defaults(func=_cmd_verify)
+
+    s = sub.add_parser("gen-tasks", help="write the peer benchmarks' lmms-eval task YAMLs from their records")
+    s.add_argument("--out", default=None, help="task folder (default: this package's mvx_tasks/tasks)")
+    s.add_argument("--check", action="store_true", help="only report files that differ (exit 1)")
+    s.set_defaults(func=_cmd_gen_tasks)
 
     s = sub.add_parser("synth", help="generate MVX-Synth, the offline synthetic twin")
     s.add_argument("--out", required=True)

@@ -227,8 +227,9 @@ def hub_cache_root(cache_dir: str = HUB_CACHE_DIR) -> Path:
     return Path(os.path.expanduser(hf_home)) / cache_dir
 
 
-def fetch_hub_dataset(repo_id: str = HUB_REPO, cache_dir: str = HUB_CACHE_DIR) -> Path:
-    """The hub dataset's local folder: reused when present (offline), else snapshot-downloaded and unpacked."""
+def fetch_hub_dataset(repo_id: str = HUB_REPO, cache_dir: str = HUB_CACHE_DIR, *, name: str = "MVX-Bench",
+                      env: str = "MVX_BENCH_DATA") -> Path:
+    """A hub dataset's local folder: reused when present (offline), else snapshot-downloaded and unpacked."""
     root = hub_cache_root(cache_dir)
     if root.is_dir() and any(root.iterdir()):
         return root
@@ -237,11 +238,12 @@ def fetch_hub_dataset(repo_id: str = HUB_REPO, cache_dir: str = HUB_CACHE_DIR) -
 
         path = snapshot_download(repo_id=repo_id, repo_type="dataset", local_dir=str(root))
     except Exception as exc:
+        offline = "; for an offline run use the mvx_synth tasks" if name == "MVX-Bench" else ""
         raise DataSourceError(
-            f"MVX-Bench is not available offline: no cached copy at {root} and downloading {repo_id} failed "
+            f"{name} is not available offline: no cached copy at {root} and downloading {repo_id} failed "
             f"({type(exc).__name__}: {str(exc)[:200]}). Fix: download it on a connected machine "
             f"(huggingface-cli download {repo_id} --repo-type dataset --local-dir {root}), or point "
-            f"MVX_BENCH_DATA at a local folder in the canonical layout; for an offline run use the mvx_synth tasks."
+            f"{env} at a local folder (the canonical layout, or the authors' files){offline}."
         ) from None
     _unpack_archives(Path(path))
     return Path(path)
@@ -325,6 +327,69 @@ def load_bench_samples() -> tuple[Path, list[Sample]]:
     return root, (load_local(root) if (root / DATA_FILE).is_file() else load_hub(root))
 
 
+# ----------------------------------------------------------------------------- peer benchmarks
+
+def _video_index(root: Path) -> dict[str, list[Path]]:
+    """Every video file under ``root`` by file name (one walk; hub layouts move videos into folders)."""
+    from .schema import VIDEO_EXTENSIONS
+
+    index: dict[str, list[Path]] = defaultdict(list)
+    for p in root.rglob("*"):
+        if p.suffix.lower() in VIDEO_EXTENSIONS and p.is_file():
+            index[p.name].append(p)
+    return index
+
+
+def load_benchmark(bm: Any, root: str | Path | None = None) -> list[Sample]:
+    """A peer benchmark's questions (see :mod:`.benchmarks`) from a folder: the canonical layout
+    (``data.jsonl``) when present, else the authors' files mapped by ``bm.map_row``. Without
+    ``root``: ``$<bm.env>``, else the hub cache. Video paths that are not where a row says are
+    looked up by file name under the folder (the authors' archives unpack flat or into folders)."""
+    root = Path(root) if root else resolve_benchmark_root(bm)[0]
+    if (root / DATA_FILE).is_file():
+        samples = load_local(root)
+        wrong = sorted({s.task for s in samples if get_task(s.task).benchmark != bm.name})
+        if wrong:
+            raise DataSourceError(f"{root}/{DATA_FILE} is read as {bm.name}, but holds tasks {wrong} of another "
+                                  f"benchmark; {bm.name}'s codes: {', '.join(t.code for t in bm.tasks)}")
+        return samples
+    index: dict[str, list[Path]] | None = None
+    samples, skipped = [], Counter()
+    for where, row in bm.rows(root):
+        raw = bm.map_row(row, where)
+        if raw is None:
+            skipped[str(row.get("_qa_file") or "?")] += 1
+            continue
+        for v in raw["videos"]:
+            if (root / v["path"]).exists():
+                continue
+            if index is None:
+                index = _video_index(root)
+            hits = index.get(Path(v["path"]).name, [])
+            if len(hits) == 1:
+                v["path"] = hits[0].relative_to(root).as_posix()
+        samples.append(validate_sample(raw, where=where))
+    if skipped:
+        log.warning("%s at %s: skipped %s (formats the multiple-choice schema cannot hold; see "
+                    "mvx_tasks/benchmarks.py)", bm.name, root, ", ".join(f"{k}: {n}" for k, n in sorted(skipped.items())))
+    if not samples:
+        raise DataSourceError(f"no {bm.name} questions found under {root}. Expected {bm.expected_columns}")
+    return samples
+
+
+def resolve_benchmark_root(bm: Any) -> tuple[Path, str]:
+    """Which copy of a peer benchmark the harness reads: ``$<bm.env>`` or the hub cache."""
+    env = os.environ.get(bm.env)
+    if env:
+        return Path(env), bm.env
+    return fetch_hub_dataset(bm.hub_repo, bm.cache_dir, name=bm.name, env=bm.env), f"hub {bm.hub_repo}"
+
+
+def load_benchmark_samples(bm: Any) -> tuple[Path, list[Sample]]:
+    root, _ = resolve_benchmark_root(bm)
+    return root, load_benchmark(bm, root)
+
+
 # ----------------------------------------------------------------------------- verify
 
 @dataclass
@@ -335,19 +400,23 @@ class VerifyReport:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     n_videos: int = 0
+    benchmark: str = "MVX-Bench"
+    expected_total: int | None = None
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
     def render(self) -> str:
-        lines = [f"MVX dataset at {self.root}", f"{'task':<6}{'questions':>10}{'expected':>10}"]
+        w = max([6] + [len(c) + 2 for c in list(self.counts) + list(self.expected)])
+        lines = [f"{self.benchmark} dataset at {self.root}", f"{'task':<{w}}{'questions':>10}{'expected':>10}"]
         for code in sorted(set(self.counts) | set(self.expected), key=lambda c: list(self.expected).index(c)
                            if c in self.expected else 99):
             n, e = self.counts.get(code, 0), self.expected.get(code, 0)
-            flag = "" if n == e else "  (differs from the full benchmark)"
-            lines.append(f"{code:<6}{n:>10}{e:>10}{flag}")
-        lines.append(f"{'total':<6}{sum(self.counts.values()):>10}{sum(self.expected.values()):>10}")
+            flag = "" if n == e else ("  (per-task count not published)" if not e else "  (differs from the full benchmark)")
+            lines.append(f"{code:<{w}}{n:>10}{(e or '?'):>10}{flag}")
+        total = self.expected_total if self.expected_total is not None else sum(self.expected.values())
+        lines.append(f"{'total':<{w}}{sum(self.counts.values()):>10}{total:>10}")
         lines.append(f"videos checked: {self.n_videos}")
         lines += [f"warning: {w}" for w in self.warnings]
         lines += [f"error: {e}" for e in self.errors]
@@ -355,20 +424,35 @@ class VerifyReport:
         return "\n".join(lines)
 
 
-def verify(root: str | Path, *, decode: bool = True) -> VerifyReport:
+def verify(root: str | Path, *, decode: bool = True, benchmark: str | None = None) -> VerifyReport:
     """Check a canonical folder: schema, ids, per-task counts, every video present and decodable to its
-    end (a truncated file is reported with the time where its data stops)."""
+    end (a truncated file is reported with the time where its data stops). ``benchmark`` (a peer such
+    as ``cvbench``) also reads the authors' own files through that benchmark's mapping."""
     from .video import check_video
     from .registry import bench_tasks
 
     root = Path(root)
-    report = VerifyReport(root=str(root), expected={t.code: t.n_questions for t in bench_tasks()})
+    bm = None
+    if benchmark and benchmark.lower().replace("-", "_") not in ("mvx", "mvx_bench"):
+        from .benchmarks import get_benchmark
+
+        bm = get_benchmark(benchmark)
+    tasks = bm.tasks if bm else bench_tasks()
+    report = VerifyReport(root=str(root), expected={t.code: t.n_questions for t in tasks},
+                          benchmark=bm.name if bm else "MVX-Bench",
+                          expected_total=bm.n_questions if bm else sum(t.n_questions for t in tasks))
     data = root / DATA_FILE
-    if not data.is_file():
+    samples: list[Sample] = []
+    if bm is not None and not data.is_file():
+        try:
+            samples = load_benchmark(bm, root)
+        except (SchemaError, DataSourceError, ValueError) as exc:
+            report.errors.append(str(exc))
+            return report
+    elif not data.is_file():
         report.errors.append(f"{data} does not exist (a dataset folder holds {DATA_FILE} and its videos)")
         return report
-    samples: list[Sample] = []
-    for lineno, line in enumerate(data.read_text(encoding="utf-8").splitlines(), 1):
+    for lineno, line in enumerate(data.read_text(encoding="utf-8").splitlines() if data.is_file() else [], 1):
         if not line.strip():
             continue
         where = f"{data}:{lineno}"
@@ -408,8 +492,12 @@ def verify(root: str | Path, *, decode: bool = True) -> VerifyReport:
                                          f"re-encode the file (H.264 MP4)")
     report.n_videos = len(seen)
     for code, n in report.counts.items():
-        if code in report.expected and n != report.expected[code]:
-            report.warnings.append(f"task {code} has {n} questions; the full MVX-Bench has {report.expected[code]}")
+        if code in report.expected and report.expected[code] and n != report.expected[code]:
+            report.warnings.append(f"task {code} has {n} questions; the full {report.benchmark} has "
+                                   f"{report.expected[code]}")
+    total = sum(report.counts.values())
+    if bm is not None and total != bm.n_questions:
+        report.warnings.append(f"{total} questions; the full {bm.name} has {bm.n_questions} ({bm.counts_note})")
     for code in report.expected:
         if code not in report.counts:
             report.warnings.append(f"task {code} has no questions")

@@ -66,6 +66,20 @@ register_source("probe", _probe_source)
 _SOURCE_ENV = {"bench": "MVX_BENCH_DATA", "synth": "MVX_SYNTH_DATA", "local": "MVX_LOCAL_DATA", "probe": "MVX_PROBE_DATA"}
 
 
+def _register_peer_sources() -> None:
+    """``cvbench_docs_<code>``, ``mvu_eval_docs_<code>``, ``crossvid_docs_<code>``: one source per peer
+    benchmark (its env var, else its hub cache), from the records in :mod:`.benchmarks`."""
+    from .benchmarks import PEERS
+    from .data import load_benchmark_samples
+
+    for bm in PEERS:
+        register_source(bm.key, lambda bm=bm: load_benchmark_samples(bm))
+        _SOURCE_ENV[bm.key] = bm.env
+
+
+_register_peer_sources()
+
+
 def _samples(source: str) -> tuple[Path, list]:
     key = f"{source}:{os.environ.get(_SOURCE_ENV.get(source, ''), '')}"
     with _LOCK:
@@ -134,12 +148,18 @@ def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str
                          post_prompt=kw.get("post_prompt", DEFAULT_POST_PROMPT))
 
 
+def _header(kwargs: dict | None) -> str | None:
+    """The text before each video (``video_header`` in the task's kwargs, e.g. MVU-Eval's
+    "The following is the Video {i}"); None: ``<label>:``."""
+    return _kw(kwargs).get("video_header") or None
+
+
 def doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
     """Each video preceded by its label, then the question."""
     sample = doc_to_sample(doc)
     kept = [v for v in sample.videos if video_problem(v.path) is None]
     shown = sample if len(kept) == len(sample.videos) else _with_videos(sample, kept)
-    return video_messages(shown, doc_to_text(doc, lmms_eval_specific_kwargs))
+    return video_messages(shown, doc_to_text(doc, lmms_eval_specific_kwargs), header=_header(lmms_eval_specific_kwargs))
 
 
 def _with_videos(sample, videos):
@@ -168,22 +188,32 @@ def _frames(doc: dict, n: int, with_times: bool = False) -> list[tuple]:
     return out
 
 
-def _n_frames(kwargs: dict | None) -> int:
+def _n_frames(kwargs: dict | None, n_videos: int = 1) -> int:
     """Frames per video: ``MVX_FRAMES_PER_VIDEO`` (set by ``mvx-bench run`` from a config) wins over
-    the task's ``lmms_eval_specific_kwargs`` (lmms-eval has no command-line override for those)."""
+    the task's ``lmms_eval_specific_kwargs`` (lmms-eval has no command-line override for those):
+    ``n_frames`` per video, or ``total_frames`` split evenly over the question's videos (CrossVid)."""
     env = os.environ.get("MVX_FRAMES_PER_VIDEO")
-    return int(env) if env else int(_kw(kwargs).get("n_frames", DEFAULT_N_FRAMES))
+    if env:
+        return int(env)
+    kw = _kw(kwargs)
+    if kw.get("total_frames"):
+        return max(1, int(kw["total_frames"]) // max(1, n_videos))
+    return int(kw.get("n_frames", DEFAULT_N_FRAMES))
+
+
+def _n_videos(doc: dict) -> int:
+    return sum(1 for v in _videos(doc) if video_problem(v["path"]) is None)
 
 
 def frames_doc_to_visual(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list:
     """All videos' frames as one flat list of PIL images, video by video."""
-    return [img for _, imgs in _frames(doc, _n_frames(lmms_eval_specific_kwargs)) for img in imgs]
+    return [img for _, imgs in _frames(doc, _n_frames(lmms_eval_specific_kwargs, _n_videos(doc))) for img in imgs]
 
 
 def frames_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
     kw = _kw(lmms_eval_specific_kwargs)
     sample = doc_to_sample(doc)
-    n = _n_frames(kw)
+    n = _n_frames(kw, _n_videos(doc))
     shown = [(v.label, len(_sampled(v.path, n)[1])) for v in sample.videos if video_problem(v.path) is None]
     order = frames_order_line([s[0] for s in shown], [s[1] for s in shown])
     return question_text(sample, pre_prompt=kw.get("pre_prompt", ""),
@@ -192,13 +222,13 @@ def frames_doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None)
 
 def frames_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
     sample = doc_to_sample(doc)
-    n = _n_frames(lmms_eval_specific_kwargs)
+    n = _n_frames(lmms_eval_specific_kwargs, _n_videos(doc))
     frames = _frames(doc, n, with_times=True)
     kept = [v for v in sample.videos if video_problem(v.path) is None]
     policy = {"frames_per_video": n, "decode_max_side": current_policy().max_side}
     sampling = [dict(policy, timestamps=[round(float(t), 3) for t in times]) for _, _, times in frames]
     return frame_messages(_with_videos(sample, kept), frames_doc_to_text(doc, lmms_eval_specific_kwargs),
-                          [imgs for _, imgs, _ in frames], sampling=sampling)
+                          [imgs for _, imgs, _ in frames], sampling=sampling, header=_header(lmms_eval_specific_kwargs))
 
 
 # ----------------------------------------------------------------------------- scoring

@@ -43,6 +43,16 @@ REQUIRED = ("name", "model", "model_args", "route", "route_reason", "tasks", "fr
 OPTIONAL = ("paper_row", "class_path", "seed", "batch_size", "notes", "paper_ablation", "env")
 
 
+def route_groups(route: str) -> list[str]:
+    """The task groups a route may run: MVX-Bench's (or MVX-Synth), then each peer benchmark's group of
+    the same presentation (``cvbench_mv`` for video/agent, ``cvbench_mv_frames`` for frames); a config
+    may list several, comma-separated."""
+    from .benchmarks import PEERS
+
+    peers = [bm.frames_group if route == "frames" else bm.task_prefix for bm in PEERS]
+    return [ROUTE_GROUPS[route], SYNTH_GROUPS[route], *peers]
+
+
 class ConfigError(ValueError):
     """A harness config that cannot be used; the message names the file and the fix."""
 
@@ -101,9 +111,12 @@ def _validate(cfg: HarnessConfig, known_rows: Sequence[str]) -> None:
     where = cfg.path or cfg.name
     if cfg.route not in ROUTE_GROUPS:
         raise ConfigError(f"{where}: route {cfg.route!r} must be one of {sorted(ROUTE_GROUPS)}")
-    if cfg.tasks not in (ROUTE_GROUPS[cfg.route], SYNTH_GROUPS[cfg.route]):
+    allowed = route_groups(cfg.route)
+    bad = [g for g in cfg.tasks.split(",") if g.strip() not in allowed]
+    if bad or not cfg.tasks.strip():
         raise ConfigError(f"{where}: route {cfg.route!r} needs task group {ROUTE_GROUPS[cfg.route]!r} "
-                          f"(or {SYNTH_GROUPS[cfg.route]!r}), not {cfg.tasks!r}")
+                          f"(or {SYNTH_GROUPS[cfg.route]!r}, or a peer benchmark's: {', '.join(allowed[2:])}), "
+                          f"not {cfg.tasks!r}")
     if not isinstance(cfg.model_args, dict) or not cfg.model_args:
         raise ConfigError(f"{where}: model_args must be a non-empty mapping")
     if not isinstance(cfg.frames_per_video, int) or cfg.frames_per_video < 1:

@@ -23,7 +23,8 @@ import numpy as np
 
 from .harness_configs import CONFIG_DIR, PAPER_TABLE, RUN_SIDECAR, HarnessConfig, load_configs, model_args_string
 from .metrics import summarize, weighted_overall
-from .registry import BENCH_CODES, LEVELS, UnknownTaskError, get_task
+from .benchmarks import PEERS, get_benchmark, task_of_harness_name
+from .registry import BENCH_CODES, LEVELS, UnknownTaskError, all_levels, get_task
 from .vlmeval.names import META_SUFFIX, RECORDS_SUFFIX
 
 AVG_TOLERANCE = 0.1  # Table 1 prints one decimal; a self-consistent row agrees within this
@@ -88,7 +89,7 @@ def task_code(task_name: str) -> tuple[str, str] | None:
     """(benchmark, code) of a per-task harness name like ``mvx_bench_frames_cnt``; None for groups."""
     m = _TASK_NAME.match(task_name)
     if not m:
-        return None
+        return task_of_harness_name(task_name)  # a peer benchmark's sub-task (cvbench_mv_cor ...)
     try:
         code = get_task(m.group(2)).code
     except UnknownTaskError:
@@ -153,6 +154,34 @@ def load_lmms_run(results_file: str | Path, root: str | Path | None = None) -> R
     return run
 
 
+def split_by_benchmark(run: Run) -> list[Run]:
+    """One run per benchmark: a single lmms-eval call may cover MVX-Bench and its peers."""
+    def bench(code: str) -> str:
+        try:
+            return get_task(code).benchmark
+        except UnknownTaskError:
+            return run.benchmark
+    names = {bench(c) for c in run.reported} | {bench(r["task"]) for r in run.records}
+    if len(names) <= 1:
+        if names:
+            name = names.pop()
+            run.benchmark = name if name != "MVX-Bench" else run.benchmark  # keep MVX-Synth
+        return [run]
+    out = []
+    for name in sorted(names):
+        keep = [c for c in run.reported if bench(c) == name]
+        part = Run(name=run.name, source=run.source, benchmark=name, model=run.model, path=run.path,
+                   records=[r for r in run.records if bench(r["task"]) == name],
+                   reported={c: run.reported[c] for c in keep},
+                   reported_n={c: run.reported_n[c] for c in keep if c in run.reported_n},
+                   reported_unparsed={c: run.reported_unparsed[c] for c in keep if c in run.reported_unparsed},
+                   model_args=run.model_args, paper_row=run.paper_row if name == "MVX-Bench" else None)
+        if name == "MVX-Bench":
+            part.benchmark = run.benchmark if run.benchmark in ("MVX-Bench", "MVX-Synth") else "MVX-Bench"
+        out.append(part)
+    return out
+
+
 def find_lmms_runs(paths: Iterable[str | Path]) -> list[Run]:
     """The latest results file of every lmms-eval output folder under the given paths."""
     runs = []
@@ -162,7 +191,8 @@ def find_lmms_runs(paths: Iterable[str | Path]) -> list[Run]:
         for f in files:
             if f.parent not in latest or f.name > latest[f.parent].name:
                 latest[f.parent] = f
-        runs.extend(load_lmms_run(f, root if root.is_dir() else None) for f in latest.values())
+        for f in latest.values():
+            runs.extend(split_by_benchmark(load_lmms_run(f, root if root.is_dir() else None)))
     return runs
 
 
@@ -274,7 +304,7 @@ class Entry:
 
 def _levels(per_task: dict[str, float], counts: dict[str, int]) -> dict[str, float]:
     out = {}
-    for level in LEVELS:
+    for level in all_levels():
         tasks = [t for t in per_task if get_task(t).level == level and counts.get(t)]
         if tasks:
             out[level] = weighted_overall({t: per_task[t] for t in tasks}, {t: counts[t] for t in tasks})
@@ -300,6 +330,8 @@ def run_entry(run: Run, paper: dict[str, PaperRow], *, n_boot: int, seed: int) -
         avg = weighted_overall(per_task, counts) if sum(counts.values()) else 0.0
         unparsed = sum(run.reported_unparsed.values()) if run.reported_unparsed else None
         failed, ci = None, None
+    if run.benchmark not in ("MVX-Bench", "MVX-Synth") and per_task and _by_tasks(run.benchmark):
+        avg = sum(per_task.values()) / len(per_task)  # e.g. CrossVid's O.Avg: the mean of task accuracies
     expected = {t.code: t.n_questions for t in map(get_task, BENCH_CODES)}
     partial = run.benchmark == "MVX-Bench" and any(counts.get(c, 0) < n for c, n in expected.items())
     entry = Entry(name=run.name, kind="run", source=run.source, benchmark=run.benchmark, group="run", avg=avg,
@@ -310,6 +342,14 @@ def run_entry(run: Run, paper: dict[str, PaperRow], *, n_boot: int, seed: int) -
         entry.delta = {"Avg": avg - ref.avg,
                        **{c: per_task[c] - ref.per_task[c] for c in per_task if c in ref.per_task}}
     return entry
+
+
+def _by_tasks(benchmark: str) -> bool:
+    """Whether a benchmark's paper averages sub-task accuracies (rather than weighting by questions)."""
+    try:
+        return get_benchmark(benchmark).aggregation == "tasks"
+    except KeyError:
+        return False
 
 
 @dataclass
@@ -347,6 +387,45 @@ def _f(x: float | None, digits: int = 1) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
+MVX_BENCHMARKS = ("MVX-Bench", "MVX-Synth")
+#: Benchmarks shown side by side, MVX-Bench first; each peer also gets its own per-task table.
+SIDE_BY_SIDE = ("MVX-Bench", *(bm.name for bm in PEERS))
+
+
+def side_by_side(board: Leaderboard) -> list[dict[str, Any]]:
+    """One row per model (run name, or paper row): its overall on each benchmark it was run on."""
+    rows: dict[str, dict[str, Any]] = {}
+    for e in board.entries:
+        if e.benchmark not in SIDE_BY_SIDE:
+            continue
+        row = rows.setdefault(e.name, {"model": e.name, "kind": e.kind})
+        row[e.benchmark] = e.avg
+        row[f"{e.benchmark} answered"] = e.answered
+    return sorted(rows.values(), key=lambda r: (-sum(1 for b in SIDE_BY_SIDE if b in r), r["kind"] != "run", r["model"]))
+
+
+def _peer_tables(board: Leaderboard) -> list[str]:
+    lines: list[str] = []
+    for bm in PEERS:
+        entries = sorted((e for e in board.runs() if e.benchmark == bm.name), key=lambda e: -e.avg)
+        if not entries:
+            continue
+        codes = [t.code for t in bm.tasks]
+        how = "question-weighted" if bm.aggregation == "questions" else "mean of sub-task accuracies"
+        head = ["Model", "Source", "Overall", "95% CI", *(lv.title for lv in bm.levels),
+                *(bm.suffix(c).upper() for c in codes), "Answered", "Unparsed"]
+        lines += ["", f"## {bm.name}", "", f"Accuracy (%); overall {how}, as in the {bm.name} paper "
+                  f"({bm.counts_note}).", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for e in entries:
+            ci = f"{e.ci[0]:.1f}–{e.ci[1]:.1f}" if e.ci else ""
+            lines.append("| " + " | ".join([f"**{e.name}**", e.source, _f(e.avg), ci,
+                                            *(_f(e.per_level.get(lv.code)) for lv in bm.levels),
+                                            *(_f(e.per_task.get(c)) for c in codes),
+                                            "" if e.answered is None else str(e.answered),
+                                            "" if e.unparsed is None else str(e.unparsed)]) + " |")
+    return lines
+
+
 def csv_rows(board: Leaderboard) -> list[dict[str, Any]]:
     out = []
     for e in board.ranked():
@@ -355,6 +434,8 @@ def csv_rows(board: Leaderboard) -> list[dict[str, Any]]:
                                "ci95_low": _f(e.ci[0], 2) if e.ci else "", "ci95_high": _f(e.ci[1], 2) if e.ci else ""}
         row.update({LEVEL_TITLES[lv]: _f(e.per_level.get(lv), 2) for lv in LEVELS})
         row.update({c: _f(e.per_task.get(c), 2) for c in BENCH_CODES})
+        row.update({lv.code: _f(e.per_level.get(lv.code), 2) for bm in PEERS for lv in bm.levels})
+        row.update({t.code: _f(e.per_task.get(t.code), 2) for bm in PEERS for t in bm.tasks})
         row.update({"answered": "" if e.answered is None else e.answered,
                     "unparsed": "" if e.unparsed is None else e.unparsed,
                     "failed": "" if e.failed is None else e.failed,
@@ -377,7 +458,7 @@ def markdown(board: Leaderboard) -> str:
              "question counts. Our runs are re-scored from their per-question records; the 95% CI is a "
              "stratified percentile bootstrap.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for i, e in enumerate(board.ranked(), 1):
+    for i, e in enumerate((e for e in board.ranked() if e.benchmark in MVX_BENCHMARKS), 1):
         ci = f"{e.ci[0]:.1f}–{e.ci[1]:.1f}" if e.ci else ""
         name = f"**{e.name}**" if e.kind == "run" else e.name
         cells = [str(i), name, e.source if e.kind == "paper" else f"{e.source} ({e.benchmark})", _f(e.avg), ci,
@@ -392,6 +473,17 @@ def markdown(board: Leaderboard) -> str:
         for e in repro:
             lines.append(f"| {e.name} | {e.paper_row} | {e.delta['Avg']:+.1f} | "
                          + " | ".join(f"{e.delta[c]:+.1f}" if c in e.delta else "" for c in BENCH_CODES) + " |")
+    sbs = side_by_side(board)
+    if any(b in r for r in sbs for b in SIDE_BY_SIDE[1:]):
+        lines += ["", "## Benchmarks side by side", "",
+                  "Overall accuracy (%) per benchmark, each aggregated as its own paper does (questions answered "
+                  "in brackets).", "", "| Model | " + " | ".join(SIDE_BY_SIDE) + " |", "|" + "---|" * (1 + len(SIDE_BY_SIDE))]
+        for r in sbs:
+            cells = [f"{_f(r[b])} ({r[b + ' answered']})" if b in r and r.get(b + " answered") is not None
+                     else (_f(r[b]) if b in r else "") for b in SIDE_BY_SIDE]
+            name = f"**{r['model']}**" if r["kind"] == "run" else r["model"]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += _peer_tables(board)
     lines += ["", "## Checks", ""]
     for e in board.entries:
         if e.kind == "paper" and not e.avg_agrees:
@@ -414,7 +506,7 @@ def plot(board: Leaderboard, path: str | Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ranked = board.ranked()[::-1]
+    ranked = [e for e in board.ranked() if e.benchmark in MVX_BENCHMARKS][::-1]
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(ranked) + 1.2))
     colors = ["tab:orange" if e.kind == "run" else ("tab:green" if e.group == "agent" else "tab:gray") for e in ranked]
     bars = ax.barh(range(len(ranked)), [e.avg for e in ranked], color=colors)
@@ -444,7 +536,14 @@ def write_leaderboard(board: Leaderboard, out: str | Path) -> dict[str, Path]:
         w.writeheader()
         w.writerows(rows)
     (out / "leaderboard.md").write_text(markdown(board), encoding="utf-8")
-    return {"csv": out / "leaderboard.csv", "md": out / "leaderboard.md", "png": plot(board, out / "leaderboard.png")}
+    sbs = side_by_side(board)
+    cols = ["model", "kind"] + [c for b in SIDE_BY_SIDE for c in (b, f"{b} answered")]
+    with (out / "leaderboard_benchmarks.csv").open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=cols)
+        w.writeheader()
+        w.writerows({k: (_f(v, 2) if isinstance(v, float) else ("" if v is None else v)) for k, v in r.items()}
+                    for r in sbs)
+    return {"csv": out / "leaderboard.csv", "benchmarks_csv": out / "leaderboard_benchmarks.csv", "md": out / "leaderboard.md", "png": plot(board, out / "leaderboard.png")}
 
 
 def add_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:

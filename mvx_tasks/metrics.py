@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterable, Mapping
 
 from .answers import extract_choice
-from .registry import LEVELS, get_task
+from .registry import LEVELS, all_levels, get_task
 
 
 @dataclass
@@ -92,7 +92,7 @@ def summarize(records: Iterable) -> Summary:
     n = {t: len(rs) for t, rs in by_task.items()}
     correct = {t: sum(bool(x["correct"]) for x in rs) for t, rs in by_task.items()}
     per_level: dict[str, float] = {}
-    for level in LEVELS:
+    for level in all_levels():  # MVX-Bench's three, then each peer benchmark's
         tasks = [t for t in by_task if get_task(t).level == level]
         total = sum(n[t] for t in tasks)
         if total:

@@ -58,28 +58,41 @@ def question_text(sample: Sample, *, pre_prompt: str = "", post_prompt: str = DE
     return "\n".join(parts)
 
 
-def video_messages(sample: Sample, text: str, video_paths: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """lmms-eval chat messages: ``label:`` before each video, then the question text."""
+def video_header(label: str, i: int, header: str | None = None) -> str:
+    """The text item before the ``i``-th (1-based) video: ``<label>:``, or a benchmark's own wording
+    (``header`` with ``{n}``: the label's number, else ``i``; or ``{label}``; e.g. MVU-Eval's
+    "The following is the Video {n}"). The number comes from the label so that a question whose
+    video 2 cannot be shown still calls the next one "Video 3", as its options do."""
+    if not header:
+        return f"{label}:"
+    m = re.search(r"(\d+)\s*$", label)
+    return header.format(n=int(m.group(1)) if m else i, i=i, label=label)
+
+
+def video_messages(sample: Sample, text: str, video_paths: Sequence[str] | None = None,
+                   header: str | None = None) -> list[dict[str, Any]]:
+    """lmms-eval chat messages: ``label:`` (or ``header``) before each video, then the question text."""
     paths = list(video_paths) if video_paths is not None else [v.path for v in sample.videos]
     content: list[dict[str, Any]] = []
-    for v, p in zip(sample.videos, paths):
-        content.append({"type": "text", "text": f"{v.label}:"})
+    for i, (v, p) in enumerate(zip(sample.videos, paths), 1):
+        content.append({"type": "text", "text": video_header(v.label, i, header)})
         content.append({"type": "video", "url": p})
     content.append({"type": "text", "text": text})
     return [{"role": "user", "content": content}]
 
 
 def frame_messages(sample: Sample, text: str, frames_per_video: Sequence[Sequence[Any]],
-                   sampling: Sequence[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+                   sampling: Sequence[dict[str, Any]] | None = None, header: str | None = None) -> list[dict[str, Any]]:
     """lmms-eval chat messages with each video as labelled frame images. ``sampling`` (one dict per
     video: frames asked, their timestamps, decode size) rides on each video's header item as
     ``metadata``; lmms-eval's message model ignores the key, logs and tests can read it."""
     content: list[dict[str, Any]] = []
     for i, (v, frames) in enumerate(zip(sample.videos, frames_per_video)):
-        header: dict[str, Any] = {"type": "text", "text": f"{v.label} ({len(frames)} frames):"}
+        text_ = video_header(v.label, i + 1, header) if header else f"{v.label} ({len(frames)} frames):"
+        item: dict[str, Any] = {"type": "text", "text": text_}
         if sampling is not None and i < len(sampling):
-            header["metadata"] = dict(sampling[i], video=v.label)
-        content.append(header)
+            item["metadata"] = dict(sampling[i], video=v.label)
+        content.append(item)
         content.extend({"type": "image", "url": f} for f in frames)
     content.append({"type": "text", "text": text})
     return [{"role": "user", "content": content}]

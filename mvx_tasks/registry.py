@@ -30,10 +30,11 @@ class TaskSpec:
     n_options: int | None  # options per question; None when it varies per question
     chance: float  # expected accuracy of uniform guessing, in [0, 1]
     description: str = ""
+    benchmark: str = "MVX-Bench"  # which benchmark the task belongs to (see mvx_tasks.benchmarks)
 
     @property
     def slug(self) -> str:
-        """Lower-case code used in harness task names (``mvx_bench_<slug>``)."""
+        """Lower-case code used in harness task names (``mvx_bench_<slug>``, ``cvbench_mv_<slug>``)."""
         return self.code.lower()
 
     def to_dict(self) -> dict:
@@ -72,6 +73,26 @@ _TOOLING: tuple[TaskSpec, ...] = (
 )
 
 _TASKS: dict[str, TaskSpec] = {t.code: t for t in _BUILTIN + _TOOLING}
+#: Levels (sub-task groups) per benchmark; MVX-Bench's are the paper's three cognitive levels.
+_LEVELS_BY_BENCHMARK: dict[str, tuple[str, ...]] = {"MVX-Bench": LEVELS}
+
+
+def register_levels(benchmark: str, levels: tuple[str, ...]) -> None:
+    """Declare the levels (sub-task groups) of another benchmark, e.g. CVBench's three tiers."""
+    clash = [lv for lv in levels if any(lv in lvs for b, lvs in _LEVELS_BY_BENCHMARK.items() if b != benchmark)]
+    if clash:
+        raise ValueError(f"{benchmark}: levels {clash} are already used by another benchmark; prefix them")
+    _LEVELS_BY_BENCHMARK[benchmark] = tuple(levels)
+
+
+def levels_of(benchmark: str = "MVX-Bench") -> tuple[str, ...]:
+    """The levels of a benchmark (MVX-Bench's for a benchmark that declared none)."""
+    return _LEVELS_BY_BENCHMARK.get(benchmark, LEVELS)
+
+
+def all_levels() -> tuple[str, ...]:
+    """Every level of every benchmark, MVX-Bench's first."""
+    return tuple(lv for lvs in _LEVELS_BY_BENCHMARK.values() for lv in lvs)
 _loaded_env: str | None = None
 
 #: The 11 MVX-Bench task codes in the paper's table order.
@@ -88,10 +109,11 @@ class UnknownTaskError(KeyError):
 def register_task(spec: TaskSpec, *, replace: bool = False) -> TaskSpec:
     """Add a task to the registry (one line per new task)."""
     code = spec.code.strip().upper()
-    if not code.isalnum():
+    if not code.replace("_", "").isalnum() or code.startswith("_"):
         raise ValueError(f"task code {spec.code!r} must be alphanumeric (it becomes part of a harness task name)")
-    if spec.level not in LEVELS:
-        raise ValueError(f"task {code}: level {spec.level!r} is not one of {', '.join(LEVELS)}")
+    levels = levels_of(spec.benchmark)
+    if spec.level not in levels:
+        raise ValueError(f"task {code}: level {spec.level!r} is not one of {', '.join(levels)}")
     if not 0.0 <= spec.chance <= 1.0:
         raise ValueError(f"task {code}: chance {spec.chance} must be a fraction in [0, 1]")
     if code in _TASKS and not replace and _TASKS[code] != spec:
@@ -158,6 +180,13 @@ def bench_tasks() -> list[TaskSpec]:
     return [_TASKS[c] for c in BENCH_CODES]
 
 
+def benchmark_tasks(benchmark: str) -> list[TaskSpec]:
+    """The tasks of one benchmark in registry order (``MVX-Bench``: the 11, not the probe)."""
+    if benchmark == "MVX-Bench":
+        return bench_tasks()
+    return [t for t in all_tasks() if t.benchmark == benchmark]
+
+
 def tasks_by_level(level: str) -> list[TaskSpec]:
     return [t for t in all_tasks() if t.level == level]
 
@@ -165,3 +194,10 @@ def tasks_by_level(level: str) -> list[TaskSpec]:
 def total_questions() -> int:
     """Questions in the full MVX-Bench (1,442)."""
     return sum(t.n_questions for t in bench_tasks())
+
+
+# Peer benchmarks (CVBench, MVU-Eval, CrossVid): their sub-tasks are registry entries too, declared
+# with their data sources in mvx_tasks/benchmarks.py (imported here so every lookup sees them).
+from . import benchmarks as _benchmarks  # noqa: E402
+
+_benchmarks.register_all()

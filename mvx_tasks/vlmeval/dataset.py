@@ -23,9 +23,10 @@ from PIL import Image
 from vlmeval.dataset.video_base import VideoBaseDataset
 from vlmeval.smp import LMUDataRoot, load
 
-from ..data import DataSourceError, doc_to_sample, load_local, sample_to_doc
+from ..benchmarks import PEERS
+from ..data import DataSourceError, doc_to_sample, load_benchmark, load_local, sample_to_doc
 from ..metrics import score_output, summarize
-from ..prompts import frames_order_line, question_text, video_order_line
+from ..prompts import DEFAULT_POST_PROMPT, frames_order_line, question_text, video_header, video_order_line
 from ..video import VideoDecodeError, probe_video, sample_video
 from .names import DATASET_ENV, META_SUFFIX, RECORDS_SUFFIX, base_name, dataset_names
 
@@ -36,10 +37,21 @@ def resolve_root(dataset: str, data_root: str | os.PathLike | None = None) -> Pa
     """The canonical folder of a dataset: the constructor's ``data_root``, else its env var."""
     env, _ = DATASET_ENV[base_name(dataset)]
     root = data_root or os.environ.get(env)
+    peer = peer_of(dataset)
+    if not root and peer is not None:  # the hub cache, as the lmms-eval tasks read it
+        from ..data import fetch_hub_dataset
+
+        return fetch_hub_dataset(peer.hub_repo, peer.cache_dir, name=peer.name, env=peer.env).resolve()
     if not root:
         raise DataSourceError(f"{dataset}: no data folder; set {env}=<folder with data.jsonl and videos> "
                               f"or pass data_root=... (generate MVX-Synth with `mvx-bench synth --out DIR`)")
     return Path(root).resolve()
+
+
+def peer_of(dataset: str):
+    """The peer benchmark record behind a dataset name, or None for MVX-Bench / MVX-Synth."""
+    name = DATASET_ENV[base_name(dataset)][1]
+    return next((bm for bm in PEERS if bm.name == name), None)
 
 
 def first_per_task(samples: list, limit: int) -> list:
@@ -67,6 +79,7 @@ class MVXVideoMCQ(VideoBaseDataset):
         self.root = resolve_root(dataset, data_root)
         self.limit = int(limit) if limit else None
         self.benchmark = DATASET_ENV[base_name(dataset)][1]
+        self.peer = peer_of(dataset)
         super().__init__(dataset=dataset, pack=False, nframe=nframe, fps=-1)
 
     @classmethod
@@ -77,7 +90,8 @@ class MVXVideoMCQ(VideoBaseDataset):
 
     def prepare_dataset(self, dataset: str) -> dict[str, str]:
         """Write the questions (first ``limit`` per task) as a TSV VLMEvalKit can load."""
-        samples = load_local(self.root)
+        peer = peer_of(dataset)  # read the authors' files (or a canonical folder) through the record
+        samples = load_benchmark(peer, self.root) if peer else load_local(self.root)
         if self.limit:
             samples = first_per_task(samples, self.limit)
         rows = []
@@ -138,10 +152,12 @@ class MVXVideoMCQ(VideoBaseDataset):
         else:
             order = frames_order_line(labels, [len(f) for _, f in shown])
         message: list[dict[str, str]] = []
-        for label, items in shown:
-            message.append({"type": "text", "value": f"{label}:"})
+        header = self.peer.header if self.peer else None  # the authors' text before each video
+        for i, (label, items) in enumerate(shown, 1):
+            message.append({"type": "text", "value": video_header(label, i, header)})
             message.extend({"type": "video" if video_llm else "image", "value": p} for p in items)
-        message.append({"type": "text", "value": question_text(sample, order_line=order)})
+        post = self.peer.post_prompt if self.peer else DEFAULT_POST_PROMPT
+        message.append({"type": "text", "value": question_text(sample, order_line=order, post_prompt=post)})
         return message
 
     # ------------------------------------------------------------------ scoring
@@ -171,6 +187,8 @@ class MVXVideoMCQ(VideoBaseDataset):
              "n": len(records)}, indent=2), encoding="utf-8")
         s = summarize(records)
         out = {"Overall": s.overall}
+        if self.peer is not None and self.peer.aggregation == "tasks" and s.per_task:
+            out["Overall"] = sum(s.per_task.values()) / len(s.per_task)  # the paper's mean over tasks
         out.update({level.capitalize(): acc for level, acc in s.per_level.items()})
         out.update(s.per_task)
         return out

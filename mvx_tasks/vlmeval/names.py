@@ -8,6 +8,18 @@ DATASET_ENV: dict[str, tuple[str, str]] = {
     "MVX_Bench": ("MVX_BENCH_DATA", "MVX-Bench"),
     "MVX_Synth": ("MVX_SYNTH_DATA", "MVX-Synth"),
 }
+
+
+def _add_peers() -> None:
+    """The peer benchmarks' datasets (CVBench_MV, MVU_Eval_MV, CrossVid_MV), from their records; the
+    ``_MV`` suffix keeps them apart from VLMEvalKit's own ``MVU-Eval`` and its image ``CVBench``."""
+    from ..benchmarks import PEERS
+
+    for bm in PEERS:
+        DATASET_ENV[bm.vlmeval_name] = (bm.env, bm.name)
+
+
+_add_peers()
 FRAME_VARIANTS: tuple[int, ...] = (8, 16)
 DEFAULT_FRAMES = 8
 RECORDS_SUFFIX = "_mvx_records.jsonl"  # per-question records written at evaluation
@@ -31,6 +43,13 @@ def base_name(name: str) -> str:
 
 def frames_of(name: str) -> int:
     """Frames per video a dataset name asks for."""
-    base_name(name)
+    base = base_name(name)
     m = _VARIANT.match(name)
-    return int(m.group("n")) if m else DEFAULT_FRAMES
+    if m:
+        return int(m.group("n"))
+    from ..benchmarks import PEERS
+
+    for bm in PEERS:  # a peer's base name runs at its paper's budget (CrossVid: 128 over its 4 videos)
+        if bm.vlmeval_name == base:
+            return bm.frames_per_video or max(1, (bm.total_frames or 32) // 4)
+    return DEFAULT_FRAMES

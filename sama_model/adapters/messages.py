@@ -5,7 +5,8 @@ request (lmms-eval ``ChatMessages`` from ``doc_to_messages``, or a VLMEvalKit me
 order of text, video and image items. From them:
 
 * **labels**: the last line of the text right before a video or image, when it is a short
-  ``"<label>:"`` ("Video A:", "Reference:", "Clip 2 (8 frames):"); else ``Video n`` / ``Image n``;
+  ``"<label>:"`` ("Video A:", "Reference:", "Clip 2 (8 frames):") or a benchmark's phrase
+  ("The following is the Video 2", "The video 2."); else ``Video n`` / ``Image n``;
 * **images** become short still videos (cached by content), so every tool accepts them;
 * **subtitles**: a sidecar file next to the video, same name with ``.srt`` or ``.vtt`` (the
   convention video players use; the MVX loaders keep MVX's subtitles there);
@@ -34,6 +35,8 @@ SUBTITLE_EXTS = (".srt", ".vtt")
 STILL_SECONDS, STILL_FPS = 2, 4  # an image becomes a 2-second still clip at 4 fps (8 frames)
 
 _LABEL = re.compile(r"^\s*([^\n:]{1,48}?)\s*(?:\(\d+ frames?\))?\s*:\s*$")
+# benchmarks' own wording before a video: MVU-Eval "The following is the Video 2", CVBench "The video 2."
+_PHRASE_LABEL = re.compile(r"^\s*(?:the following is\s+)?the\s+(video|clip)\s+(\d+)\s*[.:]?\s*$", re.I)
 _OPTION = re.compile(r"^\s*(?:\(([A-Z])\)|([A-Z])\s*[\.\):])\s+(\S.*?)\s*$")
 _OPTIONS_HEADER = re.compile(r"^\s*(options|choices|candidates)\s*:?\s*$", re.I)
 _INSTRUCTION = re.compile(r"^\s*(answer|respond|reply|please answer|only answer|output)\b", re.I)
@@ -131,6 +134,9 @@ def _split_label(text: str) -> tuple[str, str | None]:
     m = _LABEL.match(lines[-1]) if lines else None
     if m and len(m.group(1).split()) <= 6:
         return "\n".join(lines[:-1]), m.group(1).strip()
+    p = _PHRASE_LABEL.match(lines[-1]) if lines else None
+    if p:
+        return "\n".join(lines[:-1]), f"{p.group(1).capitalize()} {p.group(2)}"
     return text, None
 
 
