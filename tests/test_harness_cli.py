@@ -40,7 +40,7 @@ def test_no_flags_discovery_weighted_overall_and_levels(bench, tmp_path):
     assert res["groups"]["mvx_bench"]["mvx_acc,none"] == pytest.approx(100 * n_correct / 13)
     rec = samples(out, "mvx_bench_cnt")[1]["mvx_acc"]
     assert rec == {"id": "cnt-extra-1", "task": "CNT", "raw_output": "A", "parsed": "A", "answer": "B",
-                   "correct": False, "unparsed": False, "failed": None}
+                   "correct": False, "unparsed": False, "failed": None, "agent_failed": None}
 
 
 def test_bad_video_fails_only_its_question_and_include_path_still_works(tmp_path):
