@@ -24,10 +24,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test server lives with the tests
 
-from mvx_tasks.video import load_video  # noqa: E402
+from mvx_tasks.video_decoder import load_video  # noqa: E402
 from sama_model.agent import SamaAgent  # noqa: E402
-from sama_model.fake_endpoint import FakeChatEndpoint, completion  # noqa: E402
+from fake_endpoint import FakeChatEndpoint, completion  # noqa: E402
 from sama_model.profiles import build_config  # noqa: E402
 from sama_model.question import AgentQuestion, VideoRef  # noqa: E402
 from sama_model.runner import RunStats, run_questions  # noqa: E402

@@ -8,7 +8,7 @@ in a fresh subprocess so that peak RSS is that row's:
 * ``today``: the decoder as it was before the bounded-memory rewrite, a frozen copy loaded from
   git (``--old-rev``, default the commit that last had it) into a temp module: load 256 uniform
   frames, resize to 448 on the longer side;
-* ``new``: ``mvx_tasks.video.load_video`` with the default sampling policy;
+* ``new``: ``mvx_tasks.video_decoder.load_video`` with the default sampling policy;
 * ``floor``: the same file decoded with no frame kept (decord ``skip_frames``, PyAV decode loop).
 
 Columns: wall seconds, peak RSS (MB), RSS after imports (MB), MB of frames kept, peak minus kept,
@@ -116,7 +116,7 @@ def child(mode: str, decoder: str, path: str, rev: str) -> dict:
     old = _old_module(rev) if mode == "today" else None
     import resource
 
-    from mvx_tasks import video
+    from mvx_tasks import video_decoder as video
 
     base = _status_mb("VmRSS")
     _reset_peak()

@@ -3,7 +3,7 @@ warm = repeated call served partly from the per-frame memo) and decodes per vide
 
 Run: PYTHONPATH=. HF_HUB_OFFLINE=1 python benchmarks/lite_backends.py [--frames 24] [--side 224] [--repeats 3]
 
-The clip is written to a temporary MP4 and loaded through ``mvx_tasks.video.load_video`` so the
+The clip is written to a temporary MP4 and loaded through ``mvx_tasks.video_decoder.load_video`` so the
 decode count is the real one; every backend then shares that single decode.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,7 +34,8 @@ def _write_clip(path: Path, frames: np.ndarray, fps: float) -> None:
 
 
 def _scene(n: int, side: int, seed: int) -> np.ndarray:
-    from sama_model.backends.lite.fixtures import background, draw_shape
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # scene drawing lives with the tests
+    from scenes import background, draw_shape
 
     rng = np.random.default_rng(seed)
     big = background(side * 2, side * 2, "noise", seed=seed)
@@ -66,7 +68,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from mvx_tasks.subtitles import SubtitleSegment
-    from mvx_tasks.video import decode_stats, load_video
+    from mvx_tasks.video_decoder import decode_stats, load_video
     from sama_model.backends.lite.common import FRAME_MEMO
     from sama_model.tools.backends import create_backend
 

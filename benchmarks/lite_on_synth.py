@@ -70,7 +70,7 @@ class Bench:
         self.timer = Timer()
 
     def clip(self, sample: dict, label: str):
-        from mvx_tasks.video import load_video
+        from mvx_tasks.video_decoder import load_video
 
         video = next(v for v in sample["videos"] if v["label"] == label)
         return load_video(self.root / video["path"])

@@ -30,7 +30,7 @@ from mvx_tasks.metrics import score_output, summarize  # noqa: E402
 from mvx_tasks.registry import get_task  # noqa: E402
 from mvx_tasks.schema import Sample, read_jsonl  # noqa: E402
 from mvx_tasks.synth import generate  # noqa: E402
-from mvx_tasks.video import load_video  # noqa: E402
+from mvx_tasks.video_decoder import load_video  # noqa: E402
 
 
 def first_frame_mean(root: Path, path: str) -> np.ndarray:

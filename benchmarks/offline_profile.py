@@ -11,7 +11,7 @@ configurations and prints one Markdown table the lead can paste:
 Per configuration it reports accuracy per task (registry chance alongside), question-weighted
 overall accuracy, seconds per question (wall clock with the given workers, and process CPU),
 tool calls and verification re-reads per question, and decodes per video per question (the
-:func:`mvx_tasks.video.decode_stats` delta over the distinct videos the questions use; 1.0 means
+:func:`mvx_tasks.video_decoder.decode_stats` delta over the distinct videos the questions use; 1.0 means
 every video is decoded exactly once).
 
 Every configuration runs in a fresh child process with no on-disk tool cache, so no frame cache,
@@ -86,7 +86,7 @@ def run_child(data: str, config: str, workers: int, tasks: list[str] | None, tra
               warm: bool) -> dict[str, Any]:
     """Answer every question of ``data`` under one configuration; per-question records + costs."""
     from mvx_tasks.data import load_local
-    from mvx_tasks.video import decode_stats
+    from mvx_tasks.video_decoder import decode_stats
     from sama_model.agent import SamaAgent
     from sama_model.profiles import build_config
     from sama_model.question import AgentQuestion

@@ -29,7 +29,7 @@ def main() -> int:
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args()
 
-    from mvx_tasks.video import clear_cache
+    from mvx_tasks.video_decoder import clear_cache
     from mvx_tasks.viewer.render import build_site
 
     out: dict = {"run": str(args.output_path), "cpus": os.cpu_count(), "machine": platform.machine(),

@@ -428,7 +428,7 @@ def verify(root: str | Path, *, decode: bool = True, benchmark: str | None = Non
     """Check a canonical folder: schema, ids, per-task counts, every video present and decodable to its
     end (a truncated file is reported with the time where its data stops). ``benchmark`` (a peer such
     as ``cvbench``) also reads the authors' own files through that benchmark's mapping."""
-    from .video import check_video
+    from .video_decoder import check_video
     from .registry import bench_tasks
 
     root = Path(root)

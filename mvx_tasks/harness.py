@@ -21,7 +21,7 @@ from .data import doc_to_sample, load_bench_samples, load_local, sample_to_doc
 from .metrics import accuracy, score_output
 from .prompts import (DEFAULT_POST_PROMPT, frame_messages, frames_order_line, question_text, video_messages)
 from .registry import get_task
-from .video import current_policy, probe_video, sample_video
+from .video_decoder import current_policy, probe_video, sample_video
 
 DEFAULT_N_FRAMES = 8
 

@@ -32,7 +32,7 @@ from .tools.base import Tool, ToolResult
 from .tools.toolkit import build_tools
 from .trace import ConflictStep, ErrorStep, FinalStep, MemoryStep, PlannerStep, QuestionTrace, ToolStep
 from .verification import Verifier
-from .video import QuestionVideos
+from .question_videos import QuestionVideos
 
 MAX_PARALLEL_TOOLS = 8
 

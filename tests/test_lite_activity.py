@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.activity import N_POINTS, activity_profile, profile_correlation
-from sama_model.backends.lite.fixtures import background, make_clip
+from scenes import background, make_clip
 from sama_model.backends.lite.similarity import LiteVisualSimilarity
 
 T = 24

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.common import FRAME_MEMO
-from sama_model.backends.lite.fixtures import Mover, render_scene
+from scenes import Mover, render_scene
 from sama_model.tools import contracts
 from sama_model.tools.backends import create_backend
 

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.fixtures import background, camera_clip, draw_shape, make_clip, textured_image
+from scenes import background, camera_clip, draw_shape, make_clip, textured_image
 from sama_model.backends.lite.flow import camera_terms, global_motion
 from sama_model.backends.lite.motion import LiteMotionAnalyzer
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from sama_model.backends.lite.fixtures import Mover, camera_clip, make_clip, render_scene, textured_image
+from scenes import Mover, camera_clip, make_clip, render_scene, textured_image
 from sama_model.backends.lite.grounding import LiteTemporalGrounding
 from sama_model.backends.lite.reader import LiteVideoReader
 

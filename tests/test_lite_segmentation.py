@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.common import parse_query
-from sama_model.backends.lite.fixtures import RGB, background, draw_shape, textured_image
+from scenes import RGB, background, draw_shape, textured_image
 from sama_model.backends.lite.segmentation import Segmenter, classify_shape, color_name, palette, segment_frame
 
 SCENE = [
@@ -76,7 +76,7 @@ def test_shape_names_rotation_invariant(shape, angle):
     import cv2
 
     img = np.zeros((120, 120), np.uint8)
-    from sama_model.backends.lite.fixtures import shape_points
+    from scenes import shape_points
 
     cv2.fillPoly(img, [np.round(shape_points(shape, (60, 60), 25, angle) * 16).astype(np.int32)], 1, shift=4)
     cnt = max(cv2.findContours(img, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.features import CONTENT_DIM, MARK_NAMES, STYLE_DIM, dhash, hamming_similarity, phash
-from sama_model.backends.lite.fixtures import (
+from scenes import (
     background,
     camera_clip,
     draw_shape,

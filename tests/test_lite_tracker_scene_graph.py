@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.fixtures import Mover, render_scene
+from scenes import Mover, render_scene
 from sama_model.backends.lite.scene_graph import LiteSceneGraph
 from sama_model.backends.lite.tracker import LiteObjectTracker
 

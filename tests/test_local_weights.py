@@ -138,7 +138,7 @@ def test_results_table_shows_the_agent_failure_count(tmp_path):
 
 @pytest.fixture(scope="module")
 def clip_video(tmp_path_factory):
-    from mvx_tasks.video import load_video
+    from mvx_tasks.video_decoder import load_video
     from tiny_models import make_test_video
 
     folder = tmp_path_factory.mktemp("vid")
@@ -166,7 +166,7 @@ def test_an_error_from_the_shared_clip_encoder_names_the_tool_that_called_it(cli
 def test_similarity_scale_is_the_same_through_the_tool_and_the_backend(tmp_path, clip_video):
     from sama_model.backends.models.clip_backends import ClipVisualSimilarity
     from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
-    from sama_model.video import QuestionVideos
+    from sama_model.question_videos import QuestionVideos
     from tiny_models import build_tiny_open_clip
 
     clear_embedding_cache()

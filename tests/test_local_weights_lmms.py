@@ -17,7 +17,7 @@ import pytest
 
 from fixtures import make_dataset
 from harness_run import run_lmms_eval, samples
-from sama_model.fake_endpoint import FakeChatEndpoint, completion
+from fake_endpoint import FakeChatEndpoint, completion
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("open_clip")
 
-from mvx_tasks.video import load_video  # noqa: E402
+from mvx_tasks.video_decoder import load_video  # noqa: E402
 from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models._common import spans_from_scores  # noqa: E402
 from sama_model.backends.models.clip_backends import (EMBEDDINGS, ClipTemporalGrounding,  # noqa: E402

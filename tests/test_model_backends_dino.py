@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from mvx_tasks.video import load_video  # noqa: E402
+from mvx_tasks.video_decoder import load_video  # noqa: E402
 from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models._common import color_name, query_nouns  # noqa: E402
 from sama_model.backends.models.grounding_dino import GroundingDinoSceneGraph, box_relation  # noqa: E402

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from mvx_tasks.video import load_video
+from mvx_tasks.video_decoder import load_video
 from sama_model.backends.models import _runtime
 from sama_model.backends.models.languagebind import frames_to_pixel_values, segment_grid
 from sama_model.tools.backends import create_backend

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("transformers")
 pytest.importorskip("torchvision")
 
-from mvx_tasks.video import load_video  # noqa: E402
+from mvx_tasks.video_decoder import load_video  # noqa: E402
 from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models.vlm_reader import TransformersVideoReader, _video_kwargs  # noqa: E402
 from sama_model.tools.contracts import VideoReaderBackend  # noqa: E402

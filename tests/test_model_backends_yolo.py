@@ -10,7 +10,7 @@ import pytest
 os.environ.setdefault("YOLO_CONFIG_DIR", tempfile.mkdtemp(prefix="yolo-cfg-"))
 pytest.importorskip("ultralytics")
 
-from mvx_tasks.video import load_video  # noqa: E402
+from mvx_tasks.video_decoder import load_video  # noqa: E402
 from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models.yolo_tracker import YoloObjectTracker  # noqa: E402
 from sama_model.tools.contracts import ObjectTrackerBackend  # noqa: E402

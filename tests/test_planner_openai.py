@@ -7,7 +7,7 @@ import pytest
 
 import test_sama_doubles as D
 from sama_model.agent import SamaAgent
-from sama_model.fake_endpoint import FakeChatEndpoint, completion, error, scripted
+from fake_endpoint import FakeChatEndpoint, completion, error, scripted
 from sama_model.profiles import build_config
 from sama_model.runner import RunStats, run_questions
 from sama_model.trace import load_trace, render_trace

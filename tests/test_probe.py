@@ -7,7 +7,7 @@ import pytest
 
 from mvx_tasks.data import load_local, verify
 from mvx_tasks.probe import generate_probe, visibility_report
-from mvx_tasks.video import load_video
+from mvx_tasks.video_decoder import load_video
 
 
 @pytest.fixture(scope="module")

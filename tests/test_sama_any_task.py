@@ -159,7 +159,7 @@ def _planner_server():
     """A local OpenAI-compatible server whose replies follow a fixed reading rule: first ask the video
     reader the question about every video, then answer from what it said (an option whose text, or
     whose video's evidence, names the colour asked about; for open-ended questions the colour read)."""
-    from sama_model.fake_endpoint import FakeChatEndpoint, completion
+    from fake_endpoint import FakeChatEndpoint, completion
 
     def respond(body):
         msgs = body["messages"]

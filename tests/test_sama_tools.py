@@ -13,7 +13,7 @@ from sama_model.tools import TOOL_CLASSES
 from sama_model.tools.backends import create_backend
 from sama_model.tools.toolkit import BackendSpec, build_tools
 from sama_model.trace import REDACTED, redact, register_secret
-from sama_model.video import PathOutsideRootError, QuestionVideos
+from sama_model.question_videos import PathOutsideRootError, QuestionVideos
 
 VIDEOS = {"Reference": "ref", "Video A": "a", "Video B": "b", "Video C": "c", "Video D": "d"}
 

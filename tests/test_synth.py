@@ -154,7 +154,7 @@ def test_balanced_position_blocks_and_seq_layout():
 
 # ---------------------------------------------------------------- determinism
 def test_same_seed_same_bytes_and_frames(tmp_path):
-    from mvx_tasks.video import load_video
+    from mvx_tasks.video_decoder import load_video
 
     a = generate(tmp_path / "a", per_task=2, seed=7, tasks="CNT,SEQ", progress=False, workers=1)
     b = generate(tmp_path / "b", per_task=2, seed=7, tasks="CNT,SEQ", progress=False)

@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from mvx_tasks import video as V
+from mvx_tasks import video_decoder as V
 from mvx_tasks.clipgen import make_audio_only, make_clip, truncate_file
 
 
@@ -192,7 +192,7 @@ def test_one_decode_of_an_hd_clip_stays_within_kept_plus_the_budget(tmp_path):
         import gc, json
         from pathlib import Path
         import numpy, av, decord, cv2
-        from mvx_tasks import video
+        from mvx_tasks import video_decoder as video
         def mb(field):
             return [int(x.split()[1]) / 1024 for x in Path("/proc/self/status").read_text().splitlines()
                     if x.startswith(field + ":")][0]
@@ -219,7 +219,7 @@ def test_sama_tools_reread_a_window_densely_and_record_the_sampling(clips, monke
     n_frames): on a long video (coarse uniform sampling) a windowed call decodes that window."""
     from sama_model.question import AgentQuestion, VideoRef
     from sama_model.tools.toolkit import BackendSpec, build_tools
-    from sama_model.video import QuestionVideos
+    from sama_model.question_videos import QuestionVideos
 
     monkeypatch.setattr(V, "_POLICY", V.SamplingPolicy(fps=1.0, min_frames=4, max_frames=12, max_side=448))
     V.clear_cache()

@@ -124,7 +124,7 @@ def test_filter_narrows_the_list_to_the_expected_ids(site, runs, browser):
 
 def _expected_frames(trace: dict, label: str) -> int:
     """Distinct frames the trace's tool calls looked at in one video, from their recorded timestamps."""
-    from mvx_tasks.video import load_video
+    from mvx_tasks.video_decoder import load_video
 
     times = set()
     for s in trace["steps"]:

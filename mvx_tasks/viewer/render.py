@@ -70,7 +70,7 @@ class Frame:
 class Thumbnailer:
     """Extracts the frames tools looked at through the project's decoder, as small JPEGs.
 
-    Decodes with :func:`mvx_tasks.video.load_video` at the tools' frame count, so timestamps are
+    Decodes with :func:`mvx_tasks.video_decoder.load_video` at the tools' frame count, so timestamps are
     the ones the tools saw; each (video, frame) is written once even when several questions or
     calls look at it.
     """
@@ -84,7 +84,7 @@ class Thumbnailer:
         import numpy as np
         from PIL import Image
 
-        from ..video import VideoDecodeError, load_video
+        from ..video_decoder import VideoDecodeError, load_video
 
         if not requests:
             return [], None

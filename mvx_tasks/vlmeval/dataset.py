@@ -27,7 +27,7 @@ from ..benchmarks import PEERS
 from ..data import DataSourceError, doc_to_sample, load_benchmark, load_local, sample_to_doc
 from ..metrics import score_output, summarize
 from ..prompts import DEFAULT_POST_PROMPT, frames_order_line, question_text, video_header, video_order_line
-from ..video import VideoDecodeError, probe_video, sample_video
+from ..video_decoder import VideoDecodeError, probe_video, sample_video
 from .names import DATASET_ENV, META_SUFFIX, RECORDS_SUFFIX, base_name, dataset_names
 
 INFER_FAIL = "Failed to obtain answer"  # VLMEvalKit's marker for a failed inference

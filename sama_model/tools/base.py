@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, ClassVar, Literal
 
 from ..cache import ToolCache, cache_key
-from ..video import QuestionVideos
+from ..question_videos import QuestionVideos
 
 _JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
                                 dict: "object", list: "array"}
@@ -299,7 +299,7 @@ class Tool:
 def with_sampling(out: Any, clip: Any) -> Any:
     """A tool's result with how its video was sampled (frames decoded, window, policy): the trace
     then records the sampling behind every reading."""
-    from mvx_tasks.video import sampling_of
+    from mvx_tasks.video_decoder import sampling_of
 
     return {**out, "sampling": sampling_of(clip)} if isinstance(out, dict) else out
 

@@ -3,7 +3,7 @@
 A *tool* (``sama_model.tools.<name>``) is what the planner calls: it has a name, a description,
 a JSON schema and addresses videos by their question labels. A *backend* is the engine behind
 it (``lite`` classical vision, or a model such as Qwen2.5-VL / CLIP / YOLO). Tools resolve
-labels to decoded :class:`mvx_tasks.video.VideoClip` objects (one decode per video, shared) and
+labels to decoded :class:`mvx_tasks.video_decoder.VideoClip` objects (one decode per video, shared) and
 hand clips to backends. Backends see pixels, timestamps, subtitles and the query text only,
 never a sample's ``answer`` or ``meta``.
 
@@ -22,7 +22,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from mvx_tasks.subtitles import SubtitleSegment
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 Window = tuple[float | None, float | None]
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cache import ToolCache
-from ..video import QuestionVideos
+from ..question_videos import QuestionVideos
 from . import TOOL_CLASSES
 from .backends import create_backend
 from .base import Tool

@@ -16,7 +16,7 @@ from typing import Any, Callable, Hashable
 import cv2
 import numpy as np
 
-from mvx_tasks.video import VideoClip, uniform_indices
+from mvx_tasks.video_decoder import VideoClip, uniform_indices
 
 Window = tuple[float | None, float | None]
 

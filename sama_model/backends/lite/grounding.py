@@ -16,7 +16,7 @@ from collections import Counter
 import cv2
 import numpy as np
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 from .common import FRAME_MEMO, TRACK_FRAMES, Query, Window, parse_query, resize_max, window_span
 from .tracker import LiteObjectTracker, Track

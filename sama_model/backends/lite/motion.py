@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 from .common import FRAME_MEMO, TRACK_FRAMES, Window, grey_small, window_indices, window_span
 from .features import content_embedding

@@ -12,7 +12,7 @@ from collections import Counter
 
 import numpy as np
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 from .common import TRACK_FRAMES, Query, Window, median_int, parse_query, window_indices, window_span
 from .features import style_stats

@@ -12,7 +12,7 @@ from collections import Counter
 
 import numpy as np
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 from .common import Window, median_int, parse_query, window_indices, window_span
 from .segmentation import Segment, Segmenter, box_iou, segment_indices

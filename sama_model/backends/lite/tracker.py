@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 from .common import TRACK_FRAMES, Query, Window, parse_query, window_indices, window_span
 from .segmentation import Segment, Segmenter, box_iou, segment_indices

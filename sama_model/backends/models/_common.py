@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 __all__ = ["window_bounds", "sample_window", "query_nouns", "FALLBACK_VOCABULARY", "color_name",
            "spans_from_scores", "change_points", "cos_to_unit"]
@@ -39,7 +39,7 @@ def window_bounds(clip: VideoClip, window=(None, None)) -> tuple[float, float]:
 
 def sample_window(clip: VideoClip, n: int, window=(None, None)) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Up to ``n`` frames over the window: (frames, timestamps, indices into ``clip.frames``)."""
-    from mvx_tasks.video import uniform_indices
+    from mvx_tasks.video_decoder import uniform_indices
 
     s, e = window_bounds(clip, window)
     idx = clip.window(s, e)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from mvx_tasks.video import VideoClip, uniform_indices
+from mvx_tasks.video_decoder import VideoClip, uniform_indices
 
 from ..lite.similarity import LiteVisualSimilarity
 from ._common import change_points, cos_to_unit, spans_from_scores, window_bounds

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 from ._common import sample_window, window_bounds
 

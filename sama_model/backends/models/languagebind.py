@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 from ._common import spans_from_scores, window_bounds
 from ._runtime import MODELS, import_or_explain, resolve_hf_weights, select_device, select_dtype, wrap_load_error

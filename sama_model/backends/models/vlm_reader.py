@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 from ._common import sample_window, window_bounds
 from ._runtime import MODELS, resolve_hf_weights, select_device, select_dtype, wrap_load_error

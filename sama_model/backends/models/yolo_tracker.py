@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mvx_tasks.video import VideoClip, uniform_indices
+from mvx_tasks.video_decoder import VideoClip, uniform_indices
 
 from ._common import query_nouns, window_bounds
 from ._runtime import MODELS, MissingWeightsError, hub_offline, import_or_explain, select_device

@@ -2,7 +2,7 @@
 
 Tools address videos by the labels the question uses ("Reference", "Video B"). This layer
 resolves a label (leniently: "video b", "B", "reference" all work), refuses any path that leaves
-the dataset root, decodes through :func:`mvx_tasks.video.load_video` (one process-wide cache, so a
+the dataset root, decodes through :func:`mvx_tasks.video_decoder.load_video` (one process-wide cache, so a
 video shared by several questions or tools is decoded once) and parses subtitles once.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from mvx_tasks.data import resolve_in_root
 from mvx_tasks.schema import SchemaError
 from mvx_tasks.subtitles import SubtitleSegment, read_subtitles
-from mvx_tasks.video import WINDOW_MIN_FRAMES, VideoClip, load_video
+from mvx_tasks.video_decoder import WINDOW_MIN_FRAMES, VideoClip, load_video
 
 from .cache import file_hash
 from .question import AgentQuestion
@@ -86,7 +86,7 @@ class QuestionVideos:
     def clip(self, label: str, start: float | None = None, end: float | None = None,
              n_frames: int | None = None) -> VideoClip:
         """Decoded frames of a video (decoded once per process, shared). With a window, a clip at
-        least ``n_frames`` dense in it (default :data:`mvx_tasks.video.WINDOW_MIN_FRAMES`): the shared
+        least ``n_frames`` dense in it (default :data:`mvx_tasks.video_decoder.WINDOW_MIN_FRAMES`): the shared
         clip when its uniform sampling is dense enough there (always, for a clip that kept every
         frame), else a decode of just that window (seek, decode forward; cached)."""
         clip = load_video(self.path(label))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from mvx_tasks.video import VideoClip
+from mvx_tasks.video_decoder import VideoClip
 
 RGB: dict[str, tuple[int, int, int]] = {
     "red": (220, 30, 30),
