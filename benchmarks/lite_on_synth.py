@@ -158,7 +158,7 @@ class Bench:
         return self._rank(samples, "content", "VS")
 
     def run_mvr(self, samples: list[dict]) -> dict:
-        from sama_model.skills.multi_video_comparison.policy import MVR_CONTENT_WEIGHT
+        from sama_model.skills.multi_video_comparison.mvr import MVR_CONTENT_WEIGHT
 
         ans, by_kind = [], defaultdict(list)
         for s in samples:
@@ -182,7 +182,7 @@ class Bench:
     def run_am(self, samples: list[dict]) -> dict:
         """The scripted policy's rule (:func:`motion_match` against the reference's main actor);
         "actor pattern correct" = the generator's action is among the main actor's patterns."""
-        from sama_model.skills.multi_video_comparison.policy import actor_patterns, motion_match
+        from sama_model.skills.multi_video_comparison.am import actor_patterns, motion_match
 
         ans, right = [], []
         names = {"bounce": "bouncing", "spin": "spinning", "orbit": "orbiting", "zigzag": "zig-zag",

@@ -9,7 +9,7 @@ from sama_model.agent import SamaAgent
 from sama_model.profiles import build_config
 from sama_model.question import AgentQuestion, VideoRef
 from sama_model.skills.meta_planner.policy import identify_task, option_video_map
-from sama_model.skills.multi_video_comparison.policy import counting_relation, counting_target
+from sama_model.skills.multi_video_comparison.cnt import counting_relation, counting_target
 from sama_model.trace import load_trace
 
 FOUR = {"A": "Video A", "B": "Video B", "C": "Video C", "D": "Video D"}
@@ -106,7 +106,7 @@ def _am_ctx(objects: dict, readers: dict | None = None):
     """A PolicyContext whose memory holds motion_analyzer (and reader) results built by hand."""
     from sama_model.memory import EvidenceMemory
     from sama_model.skills.context import PolicyContext
-    from sama_model.skills.multi_video_comparison.policy import ACTION_QUERY
+    from sama_model.skills.multi_video_comparison.am import ACTION_QUERY
     from sama_model.tools.base import ToolResult
 
     labels = list(REF4)
@@ -124,7 +124,7 @@ def _am_ctx(objects: dict, readers: dict | None = None):
 
 
 def test_am_main_actor_is_the_largest_else_the_most_moving_object():
-    from sama_model.skills.multi_video_comparison.policy import main_actor
+    from sama_model.skills.multi_video_comparison.am import main_actor
 
     objs = [{"id": 1, "pattern": "zig-zag", "patterns": ["zig-zag"], "path_px": 200.0},
             {"id": 2, "pattern": "spinning", "patterns": ["static", "spinning"], "path_px": 3.0},
@@ -136,7 +136,7 @@ def test_am_main_actor_is_the_largest_else_the_most_moving_object():
 
 
 def test_am_action_scores_exact_values():
-    from sama_model.skills.multi_video_comparison.policy import AM_ANY_OBJECT_WEIGHT, action_scores, decide_am
+    from sama_model.skills.multi_video_comparison.am import AM_ANY_OBJECT_WEIGHT, action_scores, decide as decide_am
 
     actor = lambda pats, size: {"pattern": pats[0], "patterns": pats, "size_px": size, "path_px": 10.0}
     ctx = _am_ctx({

@@ -240,7 +240,7 @@ def test_shaking_goes_back_and_forth_without_getting_anywhere():
 
 
 def test_main_actor_is_the_largest_object_doing_something():
-    from sama_model.skills.multi_video_comparison.policy import main_actor
+    from sama_model.skills.multi_video_comparison.am import main_actor
 
     objs = [{"id": 1, "patterns": ["static"], "size_px": 60.0, "path_px": 0.0},  # a big backdrop shape
             {"id": 2, "patterns": ["static", "pulsing"], "size_px": 30.0, "path_px": 2.0},  # the actor

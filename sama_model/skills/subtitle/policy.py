@@ -364,7 +364,7 @@ def decide_cr(ctx: PolicyContext) -> Decision:
     """Predict each video's option index as the option its evidence text overlaps most; pick the
     candidate whose index equals the reference's. Fallback (no parsed options or no match): the
     candidate whose evidence overlaps the reference's most (stated rule)."""
-    from ..multi_video_comparison.policy import candidate_letters
+    from ..multi_video_comparison.common import candidate_letters
 
     letters = candidate_letters(ctx)
     if not letters:

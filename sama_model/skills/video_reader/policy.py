@@ -68,7 +68,7 @@ def plan_generic(ctx: PolicyContext) -> list[ToolCall]:
 def decide_generic(ctx: PolicyContext) -> Decision:
     """With a reference and options naming candidates: the candidate described most like the
     reference. Otherwise the option whose text the descriptions overlap most."""
-    from ..multi_video_comparison.policy import candidate_letters
+    from ..multi_video_comparison.common import candidate_letters
 
     q = generic_query(ctx)
     if ctx.question.open_ended:  # the reader's answers to the question, per video when there are several

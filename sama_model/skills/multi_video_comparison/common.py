@@ -1,0 +1,90 @@
+"""What every comparison solver shares: the option -> candidate mapping, picking the best-scoring
+option, and the reference-versus-candidate similarity procedure (ART, VS, MVR).
+
+Each task's solver lives in its own module (``art.py``, ``vs.py``, ...) with a
+``plan(ctx) -> list[ToolCall]`` (the calls its decision needs; the planner drops calls already
+made) and a ``decide(ctx) -> (letter | None, reason)`` that works on whatever evidence exists (so
+a forced final answer is possible). ``policy.py`` registers them by task code.
+"""
+from __future__ import annotations
+
+from ...actions import ToolCall
+from ..context import PolicyContext, text_overlap
+
+Decision = tuple[str | None, str]
+
+TIE_MARGIN = 0.02  # similarity gap under which a reader tie-break is requested
+
+
+def keep(calls: list[ToolCall | None]) -> list[ToolCall]:
+    """The calls still to make (``ctx.call`` returns None for one already made)."""
+    return [c for c in calls if c is not None]
+
+
+def candidate_letters(ctx: PolicyContext) -> dict[str, str]:
+    """letter -> candidate label, from the option texts; when options name no videos, the i-th
+    option is taken to be the i-th candidate (stated rule)."""
+    mapping = {letter: labels[0] for letter, labels in ctx.option_map.items() if len(labels) == 1}
+    mapping = {k: v for k, v in mapping.items() if v in ctx.candidates or v == ctx.reference}
+    if not mapping and len(ctx.letters) == len(ctx.candidates):
+        mapping = dict(zip(ctx.letters, ctx.candidates))
+    return mapping
+
+
+def argmax(scores: dict[str, float]) -> str | None:
+    """The highest-scoring key; the first one listed on a tie."""
+    return max(scores, key=lambda k: (scores[k], -list(scores).index(k))) if scores else None
+
+
+def pick(ctx: PolicyContext, scores: dict[str, float], what: str) -> Decision:
+    """The option whose candidate scores highest."""
+    letters = candidate_letters(ctx)
+    by_letter = {letter: scores[label] for letter, label in letters.items() if label in scores}
+    best = argmax(by_letter)
+    if best is None:
+        return None, f"no {what} evidence for any candidate"
+    detail = ", ".join(f"{letters[k]}={v:.3f}" for k, v in by_letter.items())
+    return best, f"highest {what}: {letters[best]} ({detail})"
+
+
+# ----------------------------------------------------------------------------- similarity family
+
+def similarity_calls(ctx: PolicyContext, aspect: str) -> list[ToolCall]:
+    """visual_similarity of the reference against every candidate under one aspect."""
+    return keep([ctx.call("visual_similarity", video_a=ctx.reference, video_b=c, aspect=aspect)
+                 for c in ctx.candidates])
+
+
+def similarities(ctx: PolicyContext, aspect: str) -> dict[str, float]:
+    """Evidence key: visual_similarity data["score"] for (reference, candidate)."""
+    out = {}
+    for c in ctx.candidates:
+        s = ctx.similarity(ctx.reference, c, aspect)
+        if s is not None:
+            out[c] = s
+    return out
+
+
+def tie_break_calls(ctx: PolicyContext, aspect: str, query: str) -> list[ToolCall]:
+    """Reader calls for the reference and the top two candidates when their similarities are
+    within TIE_MARGIN of each other."""
+    sims = similarities(ctx, aspect)
+    if len(sims) < 2 or len(sims) < len(ctx.candidates):
+        return []
+    top = sorted(sims, key=sims.get, reverse=True)[:2]
+    if sims[top[0]] - sims[top[1]] > TIE_MARGIN:
+        return []
+    return keep([ctx.call("video_reader", video=v, query=query) for v in [ctx.reference, *top]])
+
+
+def similarity_decision(ctx: PolicyContext, aspect: str, query: str, what: str) -> Decision:
+    """Highest similarity to the reference; reader descriptions break near-ties (their word
+    overlap is scaled below TIE_MARGIN so it never overturns a clear similarity gap)."""
+    sims = similarities(ctx, aspect)
+    if sims and ctx.reader_answer(ctx.reference, query):
+        ref = ctx.reader_answer(ctx.reference, query)
+        top = sorted(sims, key=sims.get, reverse=True)[:2]
+        if len(top) == 2 and sims[top[0]] - sims[top[1]] <= TIE_MARGIN:
+            for c in top:
+                sims[c] += TIE_MARGIN * text_overlap(ref, ctx.reader_answer(c, query))
+    return pick(ctx, sims, what)

@@ -1,0 +1,65 @@
+"""RID (re-identification): is it the same individual, or which candidate shows the reference's
+individual."""
+from __future__ import annotations
+
+from ...actions import ToolCall
+from ..context import PolicyContext
+from .common import Decision, candidate_letters, keep, pick
+
+RID_IDENTITY_THRESHOLD = 0.5  # identity score (calibrated same-subject probability) for "same individual"
+RID_SAME_THRESHOLD = 0.8  # content similarity for "same individual" when no moving subject was found
+
+
+def _yes_no_letters(ctx: PolicyContext) -> tuple[str | None, str | None]:
+    same = ctx.letter_by_keywords("same", "yes", "identical")
+    diff = ctx.letter_by_keywords("different", "not the same", "no", "distinct")
+    return same, diff
+
+
+def _rid_pairs(ctx: PolicyContext) -> list[tuple[str, str]]:
+    """(reference, candidate) pairs when options name candidates, else the first and last video."""
+    if candidate_letters(ctx) and len(ctx.labels) > 2:
+        return [(ctx.reference, c) for c in ctx.candidates]
+    return [(ctx.labels[0], ctx.labels[-1])]
+
+
+def _identity_undecided(ctx: PolicyContext, a: str, b: str) -> bool:
+    """True when the identity comparison ran but found no moving subject in a clip (the backend
+    reports identity_similarity None); then whole-clip content similarity is the fallback."""
+    for x, y in ((a, b), (b, a)):
+        d = ctx.latest("visual_similarity", x, video_a=x, video_b=y, aspect="identity")
+        if d is not None:
+            return "identity_similarity" in d and d["identity_similarity"] is None
+    return False
+
+
+def plan(ctx: PolicyContext) -> list[ToolCall]:
+    """Identity similarity of each pair; content similarity only where no subject was found."""
+    calls = [ctx.call("visual_similarity", video_a=a, video_b=b, aspect="identity") for a, b in _rid_pairs(ctx)]
+    calls += [ctx.call("visual_similarity", video_a=a, video_b=b, aspect="content")
+              for a, b in _rid_pairs(ctx) if _identity_undecided(ctx, a, b)]
+    return keep(calls)
+
+
+def _rid_score(ctx: PolicyContext, a: str, b: str) -> tuple[float | None, str, float]:
+    """(score, aspect used, same/different threshold) for one pair."""
+    if not _identity_undecided(ctx, a, b):
+        s = ctx.similarity(a, b, "identity")
+        if s is not None:
+            return s, "identity", RID_IDENTITY_THRESHOLD
+    return ctx.similarity(a, b, "content"), "content", RID_SAME_THRESHOLD
+
+
+def decide(ctx: PolicyContext) -> Decision:
+    """Candidates named by the options: highest identity score. Yes/no form: same individual when
+    the identity score (a calibrated same-subject probability) >= RID_IDENTITY_THRESHOLD; when no
+    moving subject was found, content similarity >= RID_SAME_THRESHOLD."""
+    if candidate_letters(ctx) and len(ctx.labels) > 2:
+        scores = {c: s for c in ctx.candidates if (s := _rid_score(ctx, ctx.reference, c)[0]) is not None}
+        return pick(ctx, scores, "identity score")
+    same, diff = _yes_no_letters(ctx)
+    score, aspect, threshold = _rid_score(ctx, ctx.labels[0], ctx.labels[-1])
+    if score is None or not (same and diff):
+        return None, "no identity similarity evidence or options are not same/different"
+    verdict = same if score >= threshold else diff
+    return verdict, f"{aspect} score {score:.3f} {'>=' if verdict == same else '<'} threshold {threshold}"
