@@ -69,8 +69,9 @@ def test_openai_planner_full_loop(tmp_path, monkeypatch, cnt_question):
     planner = [s for s in steps if s["kind"] == "planner"]
     assert [(s["iteration"], s["forced"], s["invalid"]) for s in planner] == [(1, False, 0), (2, False, 0),
                                                                               (3, False, 1), (3, True, 0)]
-    assert planner[0]["usage"] == {"prompt_tokens": 300, "completion_tokens": 40}
-    assert planner[2]["usage"] == {"prompt_tokens": 200, "completion_tokens": 40}
+    zero = {"reasoning_tokens": 0, "cached_tokens": 0}
+    assert planner[0]["usage"] == {"prompt_tokens": 300, "completion_tokens": 40, **zero}
+    assert planner[2]["usage"] == {"prompt_tokens": 200, "completion_tokens": 40, **zero}
     assert t["totals"]["prompt_tokens"] == 300 + 100 + 200 + 100
     assert t["totals"]["invalid_planner_outputs"] == 1
     # the conflict and its re-read (narrower window around the detections, denser frames)

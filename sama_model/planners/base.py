@@ -60,6 +60,8 @@ class PlannerTurn:
     usage: dict[str, int] = field(default_factory=dict)
     invalid: int = 0
     note: str = ""
+    #: protocol adaptations made during this turn (sama_model.chat_api), written into the trace
+    events: list[dict[str, Any]] = field(default_factory=list)
 
 
 class PlannerSession(Protocol):
@@ -79,6 +81,7 @@ class Planner(Protocol):
 
 
 def add_usage(total: dict[str, int], usage: dict[str, int]) -> dict[str, int]:
+    """Add token counts into ``total`` (in place; returned for chaining)."""
     for k, v in usage.items():
         total[k] = total.get(k, 0) + int(v or 0)
     return total

@@ -12,13 +12,13 @@ from __future__ import annotations
 import importlib.util
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from mvx_tasks.answers import extract_choice
 
 from ..actions import FinalAnswer, ToolCall
 from ..tools.base import ToolResult
-from .base import AgentState, PlannerConfigError, PlannerTurn, QuestionContext
+from .base import AgentState, PlannerConfigError, PlannerTurn, QuestionContext, add_usage
 from .json_actions import parse_json_action
 from .prompting import question_block, state_block, system_prompt
 
@@ -89,57 +89,75 @@ class HFPlanner:
                                                             "completion_tokens": int(new.shape[0])}
 
 
+FORCED_JSON = ('\n\nThe tool budget is spent. Reply now with {"final_answer": "<letter>", "reason": "..."} '
+               "using only the evidence above.")
+
+
+def interpret_json_reply(ctx: QuestionContext, text: str, forced: bool
+                         ) -> tuple[list[ToolCall], FinalAnswer | None, str | None]:
+    """(calls, final, error) from a JSON-protocol reply (shared by ``hf`` and the ``openai``
+    planner's text fallback); a forced turn also takes a plain "Answer: X"."""
+    obj, error = parse_json_action(text)
+    if obj is None:
+        if forced and (extract_choice(text, ctx.question.options) or (ctx.question.open_ended and text.strip())):
+            return [], FinalAnswer(text, "plain-text answer"), None
+        return [], None, error
+    if "final_answer" in obj or obj.get("tool") == "final_answer":
+        letter = obj.get("final_answer") or (obj.get("args") or {}).get("answer") or ""
+        if ctx.question.open_ended:
+            if not str(letter).strip():
+                return [], None, "final_answer is empty"
+        elif extract_choice(str(letter), ctx.question.options) is None:
+            return [], None, f"final_answer {letter!r} is not one of {list(ctx.question.options)}"
+        return [], FinalAnswer(f"Answer: {letter}", str(obj.get("reason", ""))), None
+    if forced:
+        return [], None, "a final answer is required now"
+    tool = obj.get("tool")
+    if tool not in ctx.tool_names:
+        return [], None, f"unknown tool {tool!r}; use one of {ctx.tool_names}"
+    args = obj.get("args") if isinstance(obj.get("args"), dict) else {}
+    return [ToolCall(str(tool), args)], None, None
+
+
+def json_messages(ctx: QuestionContext, state: AgentState, forced: bool, skill_docs: str) -> list[dict[str, str]]:
+    """The JSON-protocol conversation of one turn: system rules + catalogue, question + evidence."""
+    body = question_block(ctx) + "\n\n" + state_block(state) + (FORCED_JSON if forced else "")
+    return [{"role": "system", "content": system_prompt(ctx, json_protocol=True, skill_docs=skill_docs)},
+            {"role": "user", "content": body}]
+
+
+JSON_REASK = "That reply was invalid ({error}). Reply with exactly one JSON object in the required form."
+Generate = Callable[[list[dict[str, str]]], tuple[str, dict[str, int]]]
+
+
+def json_turn(ctx: QuestionContext, state: AgentState, forced: bool, skill_docs: str, generate: Generate) -> PlannerTurn:
+    """One JSON-protocol turn through ``generate(messages) -> (text, usage)``; an unusable reply is
+    re-asked once with the reason, and each invalid reply is counted."""
+    messages = json_messages(ctx, state, forced, skill_docs)
+    text, usage = generate(messages)
+    usage = dict(usage)
+    outputs = [text]
+    calls, final, error = interpret_json_reply(ctx, text, forced)
+    invalid = 0
+    if error:
+        invalid = 1
+        messages = messages + [{"role": "assistant", "content": text},
+                               {"role": "user", "content": JSON_REASK.format(error=error)}]
+        text, more = generate(messages)
+        outputs.append(text)
+        add_usage(usage, more)
+        calls, final, error = interpret_json_reply(ctx, text, forced)
+        invalid += 1 if error else 0
+    return PlannerTurn(calls=calls, final=final, messages=messages, output=outputs, usage=usage, invalid=invalid,
+                       note=error or "")
+
+
 class HFSession:
     def __init__(self, planner: HFPlanner, ctx: QuestionContext) -> None:
         self.p, self.ctx = planner, ctx
 
-    def _interpret(self, text: str, forced: bool) -> tuple[list[ToolCall], FinalAnswer | None, str | None]:
-        obj, error = parse_json_action(text)
-        if obj is None:
-            if forced and (extract_choice(text, self.ctx.question.options)
-                           or (self.ctx.question.open_ended and text.strip())):
-                return [], FinalAnswer(text, "plain-text answer"), None
-            return [], None, error
-        if "final_answer" in obj or obj.get("tool") == "final_answer":
-            letter = obj.get("final_answer") or (obj.get("args") or {}).get("answer") or ""
-            if self.ctx.question.open_ended:
-                if not str(letter).strip():
-                    return [], None, "final_answer is empty"
-            elif extract_choice(str(letter), self.ctx.question.options) is None:
-                return [], None, f"final_answer {letter!r} is not one of {list(self.ctx.question.options)}"
-            return [], FinalAnswer(f"Answer: {letter}", str(obj.get("reason", ""))), None
-        if forced:
-            return [], None, "a final answer is required now"
-        tool = obj.get("tool")
-        if tool not in self.ctx.tool_names:
-            return [], None, f"unknown tool {tool!r}; use one of {self.ctx.tool_names}"
-        args = obj.get("args") if isinstance(obj.get("args"), dict) else {}
-        return [ToolCall(str(tool), args)], None, None
-
     def _turn(self, state: AgentState, forced: bool) -> PlannerTurn:
-        body = question_block(self.ctx) + "\n\n" + state_block(state)
-        if forced:
-            body += ('\n\nThe tool budget is spent. Reply now with {"final_answer": "<letter>", "reason": "..."} '
-                     "using only the evidence above.")
-        messages = [{"role": "system", "content": system_prompt(self.ctx, json_protocol=True,
-                                                                skill_docs=self.p.skill_docs)},
-                    {"role": "user", "content": body}]
-        text, usage = self.p.generate(messages)
-        outputs = [text]
-        calls, final, error = self._interpret(text, forced)
-        invalid = 0
-        if error:
-            invalid = 1
-            messages = messages + [{"role": "assistant", "content": text},
-                                   {"role": "user", "content": f"That reply was invalid ({error}). Reply with exactly "
-                                                               "one JSON object in the required form."}]
-            text, more = self.p.generate(messages)
-            outputs.append(text)
-            usage = {k: usage[k] + more[k] for k in usage}
-            calls, final, error = self._interpret(text, forced)
-            invalid += 1 if error else 0
-        return PlannerTurn(calls=calls, final=final, messages=messages, output=outputs, usage=usage, invalid=invalid,
-                           note=error or "")
+        return json_turn(self.ctx, state, forced, self.p.skill_docs, self.p.generate)
 
     def next_turn(self, state: AgentState) -> PlannerTurn:
         return self._turn(state, forced=False)

@@ -3,16 +3,21 @@
 Serving the reader in its own process lets a GPU server batch many agents' questions. Frames of
 the query window travel as base64 JPEG ``image_url`` parts (or, with ``video_mode="video_url"``,
 as one MP4 data URL that vLLM decodes itself). Decoding is greedy (temperature 0, seed 42, as in
-the paper); transient failures are retried with exponential backoff. The API key is read from the
-environment variable named by ``api_key_env`` and never logged.
+the paper). Calls go through :class:`sama_model.chat_api.ChatAPI`, like the planner's: transient
+failures back off (429 honours ``Retry-After``), a rejected parameter is dropped or renamed once per
+run, and ``max_in_flight`` / ``requests_per_minute`` cap the requests of every worker together. Each
+answer carries the call's token usage (prompt, completion, reasoning, cached) for the question's
+cost. The API key is read from the environment variable named by ``api_key_env`` and never logged.
+
+``transformers serve`` (5.x) cannot take ``video_mode="video_url"`` for Qwen2.5-VL: it treats the
+model as audio-capable and tries to load the MP4's audio track, which needs torchcodec (HTTP 500).
+Use the default ``frames`` mode there; vLLM and SGLang take both.
 """
 from __future__ import annotations
 
 import base64
 import logging
 import os
-import random
-import time
 from typing import Any
 
 import numpy as np
@@ -67,7 +72,8 @@ class EndpointVideoReader:
                  api_key_env: str = "SAMA_READER_API_KEY", max_tokens: int = 512,
                  video_mode: str = "frames", jpeg_quality: int = 90, timeout: float = 120.0,
                  max_retries: int = 4, backoff: float = 1.0, seed: int = 42,
-                 system_prompt: str | None = None) -> None:
+                 system_prompt: str | None = None, max_in_flight: int | None = None,
+                 requests_per_minute: int | None = None) -> None:
         if video_mode not in {"frames", "video_url"}:
             raise ValueError(f"{BACKEND}: video_mode must be 'frames' or 'video_url', not {video_mode!r}")
         self.base_url, self.model, self.api_key_env = base_url, model, api_key_env
@@ -75,7 +81,9 @@ class EndpointVideoReader:
         self.jpeg_quality, self.timeout = int(jpeg_quality), float(timeout)
         self.max_retries, self.backoff, self.seed = int(max_retries), float(backoff), int(seed)
         self.system_prompt = system_prompt
+        self.max_in_flight, self.requests_per_minute = max_in_flight, requests_per_minute
         self._client: Any = None
+        self._api: Any = None
 
     @property
     def client(self) -> Any:
@@ -99,23 +107,28 @@ class EndpointVideoReader:
             parts = [{"type": "image_url", "image_url": {"url": encode_jpeg(f, self.jpeg_quality)}} for f in frames]
         return parts + [{"type": "text", "text": text}]
 
-    def _complete(self, messages: list[dict]) -> Any:
-        import openai
+    @property
+    def api(self) -> Any:
+        """The run's :class:`~sama_model.chat_api.ChatAPI` for this endpoint (built on first use)."""
+        if self._api is None:
+            from sama_model.chat_api import ChatAPI, limiter_for
 
-        retryable = (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
-                     openai.InternalServerError)
-        for attempt in range(self.max_retries + 1):
-            try:
-                return self.client.chat.completions.create(model=self.model, messages=messages, temperature=0,
-                                                           seed=self.seed, max_tokens=self.max_tokens)
-            except retryable as exc:
-                if attempt == self.max_retries:
-                    raise RuntimeError(f"{BACKEND}: {self.base_url} failed after {attempt + 1} attempts: "
-                                       f"{type(exc).__name__}: {str(exc)[:200]}") from exc
-                delay = self.backoff * (2 ** attempt) * (1 + 0.1 * random.random())
-                log.warning("%s: %s (attempt %d), retrying in %.1fs", BACKEND, type(exc).__name__, attempt + 1, delay)
-                time.sleep(delay)
-        raise AssertionError("unreachable")
+            self._api = ChatAPI(self.client, self.model, self.base_url, label=f"{BACKEND}: {self.base_url}",
+                                max_retries=self.max_retries, backoff=self.backoff,
+                                limiter=limiter_for(self.base_url, self.model, self.max_in_flight,
+                                                    self.requests_per_minute))
+        return self._api
+
+    def _complete(self, messages: list[dict]) -> Any:
+        from sama_model.chat_api import ChatAPIError
+
+        try:
+            resp, events = self.api.call(messages=messages, temperature=0, seed=self.seed, max_tokens=self.max_tokens)
+        except ChatAPIError as exc:
+            raise RuntimeError(str(exc)) from None
+        for event in events:
+            log.warning("%s: adapted to the server: %s", BACKEND, event["action"] if "action" in event else event)
+        return resp, events
 
     def read(self, clip: VideoClip, query: str, window=(None, None), n_frames: int | None = None) -> dict:
         start, end = window_bounds(clip, window)
@@ -126,7 +139,12 @@ class EndpointVideoReader:
         if self.system_prompt:
             messages.append({"role": "system", "content": self.system_prompt})
         messages.append({"role": "user", "content": self._content(frames, times, query, start, end)})
-        resp = self._complete(messages)
+        from sama_model.chat_api import usage_of
+
+        resp, events = self._complete(messages)
         answer = (resp.choices[0].message.content or "").strip() if resp.choices else ""
-        return {"answer": answer, "window": [round(start, 3), round(end, 3)], "frames_used": int(len(frames)),
-                "timestamps": [round(float(t), 3) for t in times], "model": self.model}
+        out = {"answer": answer, "window": [round(start, 3), round(end, 3)], "frames_used": int(len(frames)),
+               "timestamps": [round(float(t), 3) for t in times], "model": self.model, "usage": usage_of(resp)}
+        if events:
+            out["adaptations"] = events
+        return out
