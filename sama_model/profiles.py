@@ -8,6 +8,8 @@ Model arguments understood (all optional)::
     max_iterations=10  skills=on|off  conflict=on|off  aggregation=on|off  motion=on|off  task_hint=off|on
     reread_rounds=2  workers=4  cache_dir=..  trace_dir=..
     backend.<tool>=<backend name>|off   backend.<tool>.<option>=<value>
+    max_cost_usd=5.0  max_tokens_run=2000000  prices=<price YAML>   (budget and price table; see
+    sama_model/budget.py: not part of the fingerprint, so a rerun with a higher budget resumes)
 """
 from __future__ import annotations
 
@@ -28,7 +30,10 @@ PROFILE_FILE = Path(__file__).with_name("profiles.yaml")
 DEFAULT_PROFILE = "offline"
 #: short planner arguments accepted at top level
 PLANNER_KEYS = ("model", "base_url", "api_key_env", "timeout", "max_retries", "backoff", "backoff_max",
-                "temperature", "seed", "max_tokens", "max_new_tokens", "gguf_file", "device_planner")
+                "temperature", "seed", "max_tokens", "max_completion_tokens", "reasoning_effort", "max_new_tokens",
+                "gguf_file", "device_planner")
+#: run bookkeeping that never changes an answer (left out of the fingerprint)
+RUN_KEYS = ("workers", "cache_dir", "trace_dir", "profile", "max_cost_usd", "max_tokens_run", "prices")
 #: harness arguments that are accepted and ignored
 IGNORED_KEYS = ("batch_size", "device", "max_batch_size", "device_map")
 
@@ -56,6 +61,11 @@ class AgentConfig:
     workers: int = 4
     cache_dir: str | None = None
     trace_dir: str | None = None
+    #: stop starting questions once the run's traces add up to this many dollars / tokens
+    max_cost_usd: float | None = None
+    max_tokens_run: int | None = None
+    #: a YAML price file overriding sama_model/prices.yaml
+    prices: str | None = None
 
     def active_backends(self) -> dict[str, BackendSpec | None]:
         """Backends in use: motion off removes motion_analyzer."""
@@ -72,7 +82,7 @@ class AgentConfig:
     def fingerprint(self) -> str:
         """Hash of the behaviour-relevant settings: a finished trace is reused only under the same one."""
         d = self.to_dict()
-        for k in ("workers", "cache_dir", "trace_dir", "profile"):
+        for k in RUN_KEYS:
             d.pop(k)
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -161,13 +171,21 @@ def build_config(**args: Any) -> AgentConfig:
                 setattr(cfg, key, int(value))
             except (TypeError, ValueError):
                 raise ConfigError(f"{key}={value!r} must be an integer") from None
-        elif key in ("cache_dir", "trace_dir"):
+        elif key in ("cache_dir", "trace_dir", "prices"):
             setattr(cfg, key, None if value in (None, "", "none") else str(value))
+        elif key in ("max_cost_usd", "max_tokens_run"):
+            try:
+                limit = (float if key == "max_cost_usd" else int)(value)
+            except (TypeError, ValueError):
+                raise ConfigError(f"{key}={value!r} must be a number") from None
+            if limit < 0:
+                raise ConfigError(f"{key}={value!r} must not be negative")
+            setattr(cfg, key, limit)
         else:
             raise ConfigError(f"unknown SAMA model argument {key!r}; known: profile, planner, "
                               f"{', '.join(PLANNER_KEYS)}, planner.<opt>, max_iterations, skills, conflict, "
                               f"aggregation, motion, task_hint, reread_rounds, workers, cache_dir, trace_dir, "
-                              f"backend.<tool>, backend.<tool>.<opt>")
+                              f"max_cost_usd, max_tokens_run, prices, backend.<tool>, backend.<tool>.<opt>")
     for tool, opts in backend_opts.items():
         spec = backends.get(tool)
         if spec is None:

@@ -18,7 +18,9 @@ def test_offline_is_the_default():
 def test_paper_profiles():
     assert profile_names() == ["offline", "paper-gpt", "paper-deepseek"]
     gpt = build_config(profile="paper-gpt")
-    assert (gpt.planner, gpt.planner_options) == ("openai", {"model": "gpt-5.2", "api_key_env": "OPENAI_API_KEY"})
+    assert (gpt.planner, gpt.planner_options) == ("openai", {
+        "model": "gpt-5.2", "api_key_env": "OPENAI_API_KEY", "reasoning_effort": "none", "temperature": 0, "seed": 42,
+        "max_completion_tokens": 4096})
     assert {t: (s.name, s.options) if s else None for t, s in gpt.active_backends().items()} == {
         "video_reader": ("transformers", {"model": "Qwen/Qwen2.5-VL-7B-Instruct"}),
         "temporal_grounding": ("clip", {"model": "timm/vit_large_patch14_clip_224.openai"}),
@@ -29,7 +31,7 @@ def test_paper_profiles():
         "motion_analyzer": None}
     ds = build_config(profile="paper-deepseek")
     assert ds.planner_options == {"model": "deepseek-v4-pro", "base_url": "https://api.deepseek.com",
-                                  "api_key_env": "DEEPSEEK_API_KEY"}
+                                  "api_key_env": "DEEPSEEK_API_KEY", "temperature": 0, "max_tokens": 4096}
     assert ds.active_backends() == gpt.active_backends()
 
 
@@ -48,6 +50,10 @@ def test_overrides_and_ablation_switches():
     # fingerprints follow behaviour, not bookkeeping
     assert build_config(workers=1).fingerprint() == build_config(workers=9, trace_dir="x").fingerprint()
     assert build_config().fingerprint() != build_config(conflict="off").fingerprint()
+    # a budget or a price file never changes an answer: a rerun with a higher budget resumes
+    budget = build_config(max_cost_usd="2.5", max_tokens_run="1000", prices="p.yaml")
+    assert (budget.max_cost_usd, budget.max_tokens_run, budget.prices) == (2.5, 1000, "p.yaml")
+    assert budget.fingerprint() == build_config().fingerprint()
     assert build_config(motion="off").active_backends()["motion_analyzer"] is None
 
 
