@@ -23,7 +23,9 @@ from .actions import FinalAnswer, ToolCall
 from .atomic import OutputWriteError
 from .cache import ToolCache
 from .memory import EvidenceMemory
+from .budget import RunBudget
 from .planners import AgentState, Planner, PlannerTurn, PlannerUnavailable, QuestionContext, create_planner
+from .pricing import PriceTable
 from .profiles import AgentConfig
 from .question import AgentQuestion
 from .skills.context import PolicyContext
@@ -145,7 +147,7 @@ class _Run:
         self.trace.add(PlannerStep(iteration, self.agent.planner.name, "memory" if self.cfg.aggregation else "raw",
                                    turn.messages, turn.output, [c.to_dict() for c in turn.calls],
                                    turn.final.text if turn.final else None, turn.usage, turn.invalid,
-                                   round(elapsed, 4), forced, turn.note))
+                                   round(elapsed, 4), forced, turn.note, list(turn.events)))
 
     def fallback(self) -> tuple[str, str]:
         """The task's scripted decision on the collected evidence; else the first option (rule).
@@ -236,14 +238,28 @@ class SamaAgent:
         self.planner = planner or create_planner(config.planner, **config.planner_options)
         self.cache = ToolCache(config.cache_dir) if config.cache_dir else None
         self.fingerprint = config.fingerprint()
+        self.prices = PriceTable.load(config.prices)  # traces carry dollars
+        self.budget = RunBudget(config.max_cost_usd, config.max_tokens_run)  # the run's spending, all workers
 
     def describe(self) -> dict:
         return {**self.config.to_dict(), "planner_config": self.planner.describe()}
+
+    def refuse(self, question: AgentQuestion, failure: str, trace_path: str | Path | None = None,
+               resume_key: dict[str, str] | None = None) -> AgentResult:
+        """Record a question as failed without starting it (the run's budget is spent): a failed trace,
+        so a rerun with a higher budget answers it."""
+        trace = QuestionTrace(question.public_dict(), self.describe(), self.fingerprint, resume_key)
+        trace.status, trace.failure, trace.output = "failed", failure, ""
+        trace.add(ErrorStep(0, failure))
+        if trace_path is not None:
+            trace.save(trace_path)
+        return AgentResult(question.id, "", None, "failed", failure, trace)
 
     def answer(self, question: AgentQuestion, trace_path: str | Path | None = None,
                resume_key: dict[str, str] | None = None) -> AgentResult:
         """Answer one question; ``resume_key`` (from the runner) is stored so a rerun can trust the trace."""
         trace = QuestionTrace(question.public_dict(), self.describe(), self.fingerprint, resume_key)
+        trace.prices = self.prices
         path = Path(trace_path) if trace_path else None
         t0 = time.perf_counter()
         output, letter, failure = "", None, None

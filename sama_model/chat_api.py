@@ -107,9 +107,10 @@ class RequestLimiter:
     """At most ``max_in_flight`` requests at once and ``per_minute`` started in any 60 s window,
     across every thread that shares this object. Measures the peak it let through."""
 
-    def __init__(self, max_in_flight: int | None = None, per_minute: int | None = None) -> None:
+    def __init__(self, max_in_flight: int | None = None, per_minute: int | None = None, window: float = 60.0) -> None:
         self.max_in_flight = int(max_in_flight) if max_in_flight else None
         self.per_minute = int(per_minute) if per_minute else None
+        self.window = float(window)  # seconds of the rate window (60; shorter only in tests)
         self._slots = threading.BoundedSemaphore(self.max_in_flight) if self.max_in_flight else None
         self._starts: collections.deque[float] = collections.deque()
         self._lock = threading.Lock()
@@ -122,12 +123,12 @@ class RequestLimiter:
         while True:
             with self._lock:
                 now = time.monotonic()
-                while self._starts and now - self._starts[0] >= 60.0:
+                while self._starts and now - self._starts[0] >= self.window:
                     self._starts.popleft()
                 if len(self._starts) < self.per_minute:
                     self._starts.append(now)
                     return
-                wait = 60.0 - (now - self._starts[0])
+                wait = self.window - (now - self._starts[0])
             time.sleep(max(0.01, wait))
 
     def __enter__(self) -> "RequestLimiter":

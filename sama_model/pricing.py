@@ -115,14 +115,13 @@ def usage_by_source(trace: dict[str, Any]) -> dict[str, dict[str, Any]]:
         entry["calls"] += 1
 
     for step in trace.get("steps") or []:
-        if not isinstance(step, dict):
-            continue
-        if step.get("kind") == "planner" and step.get("usage"):
-            add("planner", planner_model, step["usage"])
-        elif step.get("kind") == "tool" and not step.get("cached"):
-            data = step.get("data") or {}
+        get = step.get if isinstance(step, dict) else lambda k, s=step: getattr(s, k, None)  # saved or live steps
+        if get("kind") == "planner" and get("usage"):
+            add("planner", planner_model, get("usage"))
+        elif get("kind") == "tool" and not get("cached"):
+            data = get("data") or {}
             if isinstance(data, dict) and isinstance(data.get("usage"), dict):
-                add(f"{step.get('tool')}/{step.get('backend')}", data.get("model"), data["usage"])
+                add(f"{get('tool')}/{get('backend')}", data.get("model"), data["usage"])
     return out
 
 

@@ -22,6 +22,7 @@ from mvx_tasks import model_failures
 
 from .agent import AgentResult, SamaAgent
 from .atomic import check_writable
+from .budget import BUDGET_PREFIX, stored_totals
 from .question import AgentQuestion
 from .resume import ResumeKey
 from .trace import resumable_output, trace_filename
@@ -59,12 +60,15 @@ class RunStats:
 
 def failure_cause(failure: str) -> str:
     """The kind of a question's failure, for grouping: ``all tools failed``, ``planner unavailable``,
-    ``tool budget spent``, or the exception type that stopped the question."""
+    ``tool budget spent``, ``budget`` (the run's max_cost_usd / max_tokens_run was reached), or the
+    exception type that stopped the question."""
     text = (failure or "").strip()
     if text.startswith("every tool call failed"):
         return "all tools failed"
     if text.startswith("planner unavailable"):
         return "planner unavailable"
+    if text.startswith(BUDGET_PREFIX):
+        return "budget"
     if "budget" in text.lower():
         return "tool budget spent"
     head = text.split(":", 1)[0].strip()
@@ -82,6 +86,7 @@ def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | Non
         if done is not None:
             outputs[i] = done
             stats.resumed += 1
+            agent.budget.add(stored_totals(path))  # earlier attempts' spending counts against the budget
             model_failures.record(q.id, None)
             continue
         stats.reasons[why] += 1
@@ -117,7 +122,13 @@ def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_di
 
     def one(item: tuple[int, AgentQuestion, Path | None, dict | None]) -> tuple[int, AgentResult]:
         i, q, path, key = item
-        return i, agent.answer(q, path, resume_key=key)
+        over = agent.budget.exhausted()
+        if over:  # no new question once the run's budget is spent
+            return i, agent.refuse(q, over, path, resume_key=key)
+        result = agent.answer(q, path, resume_key=key)
+        if result.trace is not None:
+            agent.budget.add(result.trace.totals())
+        return i, result
 
     pool = ThreadPoolExecutor(max_workers=max(1, int(workers)))
     try:

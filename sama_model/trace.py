@@ -72,6 +72,8 @@ class PlannerStep:
     elapsed: float = 0.0
     forced: bool = False
     note: str = ""
+    #: protocol adaptations made in this turn (a rejected parameter, the switch to JSON actions, ...)
+    events: list[dict[str, Any]] = field(default_factory=list)
     kind: str = "planner"
 
 
@@ -153,6 +155,8 @@ class QuestionTrace:
         self.steps: list[Step] = []
         self.started = time.time()
         self.elapsed = 0.0
+        #: the run's price table (sama_model.pricing.PriceTable): totals then carry dollars
+        self.prices: Any = None
         self._lock = threading.Lock()
 
     def add(self, step: Step) -> Step:
@@ -167,11 +171,14 @@ class QuestionTrace:
     def totals(self) -> dict[str, Any]:
         with self._lock:
             steps = list(self.steps)
-        usage = {"prompt_tokens": 0, "completion_tokens": 0}
+        usage = {"prompt_tokens": 0, "completion_tokens": 0, "reasoning_tokens": 0, "cached_tokens": 0}
         for s in steps:
             if isinstance(s, PlannerStep):
                 for k in usage:
                     usage[k] += int(s.usage.get(k, 0) or 0)
+        from .pricing import PriceTable, question_cost  # planner tokens above; every source, priced, below
+
+        money = question_cost({"config": self.config, "steps": steps}, self.prices or PriceTable())
         tools = [s for s in steps if isinstance(s, ToolStep)]
         return {"iterations": max((s.iteration for s in steps if isinstance(s, PlannerStep)), default=0),
                 "planner_turns": sum(isinstance(s, PlannerStep) for s in steps),
@@ -179,7 +186,7 @@ class QuestionTrace:
                 "cached_tool_calls": sum(s.cached for s in tools),
                 "conflicts": sum(isinstance(s, ConflictStep) for s in steps),
                 "invalid_planner_outputs": sum(s.invalid for s in steps if isinstance(s, PlannerStep)),
-                **usage}
+                **usage, **money}
 
     def to_dict(self) -> dict[str, Any]:
         with self._lock:
@@ -274,6 +281,8 @@ def render_trace(path: str | Path) -> str:
         if kind == "planner":
             head = f"[{s['iteration']}] planner {s['planner']}" + (" (forced final)" if s.get("forced") else "")
             extra = f" tokens={s['usage']}" if s.get("usage") else ""
+            extra += "".join(f" ADAPTED[{e.get('kind')}: {e.get('parameter') or e.get('to') or e.get('reason', '')}]"
+                             for e in s.get("events") or [])
             extra += f" invalid={s['invalid']}" if s.get("invalid") else ""
             lines.append(head + extra + (f" note={s['note']}" if s.get("note") else ""))
             for a in s.get("actions", []):

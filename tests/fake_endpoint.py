@@ -2,8 +2,11 @@
 concurrency benchmark and offline dry runs of the ``openai`` planner).
 
 Each request is answered by a responder: a function of the parsed request body returning
-``(status, json_body)``. Helpers build chat-completion bodies with tool calls or text.
-Requests (body and headers) are recorded for inspection.
+``(status, json_body)`` or ``(status, json_body, response_headers)``. Helpers build chat-completion
+bodies with tool calls or text. Requests (body, headers, arrival time) are recorded for
+inspection, and the server measures how many requests it was serving at once (``peak``): the
+faults a real server will not produce on demand (429 with ``Retry-After``, 5xx, parameter
+rejections, slow replies) are tested against it.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 
-Responder = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
+Responder = Callable[[dict[str, Any]], tuple]
 
 
 def completion(content: str | None = None, tool_calls: Iterable[tuple[str, dict[str, Any] | str]] = (),
@@ -31,8 +34,12 @@ def completion(content: str | None = None, tool_calls: Iterable[tuple[str, dict[
                       "total_tokens": prompt_tokens + completion_tokens}}
 
 
-def error(status: int, message: str = "error") -> tuple[int, dict[str, Any]]:
-    return status, {"error": {"message": message, "type": "server_error", "code": status}}
+def error(status: int, message: str = "error", param: str | None = None,
+          headers: dict[str, str] | None = None) -> tuple:
+    """An error reply in OpenAI's shape (``param`` names a rejected parameter, as OpenAI's 400s do)."""
+    body = {"error": {"message": message, "type": "invalid_request_error" if status < 500 else "server_error",
+                      "param": param, "code": status}}
+    return (status, body, headers) if headers else (status, body)
 
 
 def scripted(responses: list[tuple[int, dict[str, Any]] | dict[str, Any]]) -> Responder:
@@ -40,7 +47,7 @@ def scripted(responses: list[tuple[int, dict[str, Any]] | dict[str, Any]]) -> Re
     queue = list(responses)
     lock = threading.Lock()
 
-    def respond(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def respond(body: dict[str, Any]) -> tuple:
         with lock:
             if not queue:
                 return error(500, "script exhausted")
@@ -57,21 +64,37 @@ class FakeChatEndpoint:
         self.responder, self.latency = responder, latency
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.times: list[float] = []  # arrival (time.monotonic) of each request
+        self.in_flight = 0
+        self.peak = 0  # most requests being served at the same time
+        self._lock = threading.Lock()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server API
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                outer.requests.append(body)
-                outer.headers.append({k.lower(): v for k, v in self.headers.items()})
-                if outer.latency:
-                    time.sleep(outer.latency)
-                status, payload = outer.responder(body)
+                with outer._lock:
+                    outer.requests.append(body)
+                    outer.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    outer.times.append(time.monotonic())
+                    outer.in_flight += 1
+                    outer.peak = max(outer.peak, outer.in_flight)
+                try:
+                    if outer.latency:
+                        time.sleep(outer.latency)
+                    reply = outer.responder(body)
+                finally:
+                    with outer._lock:
+                        outer.in_flight -= 1
+                status, payload = reply[0], reply[1]
+                extra = reply[2] if len(reply) > 2 else {}
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for k, v in (extra or {}).items():
+                    self.send_header(k, str(v))
                 self.end_headers()
                 self.wfile.write(data)
 
