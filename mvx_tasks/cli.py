@@ -238,6 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
     harness_configs.add_run_arguments(s)
     s.set_defaults(func=harness_configs.cmd_run)
 
+    from .baselines import routes
+
+    s = sub.add_parser("routes", help="run each baseline config's route on a tiny model of its architecture "
+                                      "(offline): videos, frames and labels that reach the processor")
+    routes.add_routes_arguments(s)
+    s.set_defaults(func=routes.cmd_routes)
+
     s = sub.add_parser("leaderboard", help="merge runs with the paper's Table 1 into Markdown, CSV and a chart")
     leaderboard.add_leaderboard_arguments(s)
     s.set_defaults(func=leaderboard.cmd_leaderboard)

@@ -36,11 +36,15 @@ RUN_SIDECAR = "mvx_run.json"  # written next to a run's lmms-eval output: which 
 ROUTE_GROUPS = {"video": "mvx_bench", "frames": "mvx_bench_frames", "agent": "mvx_bench"}
 SYNTH_GROUPS = {"video": "mvx_synth", "frames": "mvx_synth", "agent": "mvx_synth"}
 #: Plugin models that the project registers through its own entry point, by class path.
-PLUGIN_MODELS = {"sama": "sama_model.adapters.lmms_eval_model.SAMA"}
+PLUGIN_MODELS = {"sama": "sama_model.adapters.lmms_eval_model.SAMA",
+                 "mvx_hf_chat": "mvx_tasks.baselines.hf_chat.HFChat"}
 #: Plugin adapters take free-form ``**model_args``; each names the function that validates them.
 PLUGIN_VALIDATORS = {"sama": "sama_model.profiles:build_config"}
+#: Adapter arguments that set frames per video (each adapter names it its own way).
+FRAME_ARGS = ("frames_per_video", "max_num_frames", "max_frames_num", "num_frames", "max_frame_num")
 REQUIRED = ("name", "model", "model_args", "route", "route_reason", "tasks", "frames_per_video", "generation")
-OPTIONAL = ("paper_row", "class_path", "seed", "batch_size", "notes", "paper_ablation", "env")
+OPTIONAL = ("paper_row", "class_path", "seed", "batch_size", "notes", "paper_ablation", "env", "architecture",
+            "offline_reason")
 
 
 def route_groups(route: str) -> list[str]:
@@ -76,6 +80,10 @@ class HarnessConfig:
     notes: str = ""
     paper_ablation: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: transformers ``model_type`` of the checkpoint: the route check builds a tiny model of it.
+    architecture: str | None = None
+    #: why the route cannot be checked offline (remote code, vLLM only, an API), when it cannot.
+    offline_reason: str | None = None
     path: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,6 +136,9 @@ def _validate(cfg: HarnessConfig, known_rows: Sequence[str]) -> None:
         raise ConfigError(f"{where}: seed must be 42, the paper's seed")
     if cfg.paper_row is not None and cfg.paper_row not in known_rows:
         raise ConfigError(f"{where}: paper_row {cfg.paper_row!r} is not a Table 1 row; rows: {list(known_rows)}")
+    budgets = {k: cfg.model_args[k] for k in FRAME_ARGS if k in cfg.model_args}
+    if any(int(v) != cfg.frames_per_video for v in budgets.values()):
+        raise ConfigError(f"{where}: frame budget {budgets} disagrees with frames_per_video: {cfg.frames_per_video}")
     if len(cfg.route_reason.strip()) < 20:
         raise ConfigError(f"{where}: route_reason must say why this adapter sees every video")
 
@@ -212,6 +223,33 @@ def resolve_model(cfg: HarnessConfig) -> ModelCheck:
     if bad:
         raise ConfigError(f"{cfg.path}: {class_path} does not accept model_args {bad}; it takes {sorted(names)}")
     return ModelCheck(cfg.model, class_path, registered, True)
+
+
+def resolve_adapter_class(cfg: HarnessConfig) -> type:
+    """The adapter class a config runs (imported)."""
+    module, _, name = resolve_model(cfg).class_path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+#: Arguments that put a run on a CPU (``--device cpu``), set where the adapter takes them:
+#: ``flash_attention_2`` needs a GPU, and several adapters default to CUDA.
+CPU_ARGS = {"device": "cpu", "device_map": "cpu", "attn_implementation": "sdpa"}
+
+
+def local_args(cfg: HarnessConfig, pretrained: str | Path, device: str | None = None) -> dict[str, Any]:
+    """The config's ``model_args`` with the checkpoint replaced by a local folder (``pretrained``, or
+    ``model`` for vLLM) and, for ``device='cpu'``, the CPU arguments its adapter takes."""
+    args = dict(cfg.model_args)
+    key = "model" if "model" in args and "pretrained" not in args else "pretrained"
+    args[key] = str(pretrained)
+    if device == "cpu":
+        names, open_chain = accepted_args(resolve_adapter_class(cfg))
+        for k, v in CPU_ARGS.items():
+            if k in args or k in names or open_chain:
+                args[k] = v
+    elif device:
+        raise ConfigError(f"--device {device!r}: only 'cpu' has an override (GPU runs use the configs as written)")
+    return args
 
 
 def _check_plugin_args(cfg: HarnessConfig, class_path: str, registered: bool) -> ModelCheck:
@@ -313,20 +351,43 @@ def results_files(folder: str | Path) -> list[Path]:
     return sorted(Path(folder).rglob("*_results.json"))
 
 
+def with_local_model(cfg: HarnessConfig, local_models: str | Path, device: str | None) -> HarnessConfig | None:
+    """``cfg`` pointed at ``<local_models>/<config name>`` (e.g. the tiny clones that ``mvx-bench routes
+    --save-local-models`` writes), or None when that folder does not exist."""
+    folder = Path(local_models) / cfg.name
+    if not folder.is_dir():
+        return None
+    return replace_args(cfg, local_args(cfg, folder, device))
+
+
 def run_configs(paths: Sequence[str | Path], dry_run: bool = False, limit: int | None = None,
-                output: str | Path = "outputs/runs", extra_args: Sequence[str] = ()) -> int:
+                output: str | Path = "outputs/runs", extra_args: Sequence[str] = (),
+                local_models: str | Path | None = None, device: str | None = None) -> int:
     """Print, and unless ``dry_run`` run, lmms-eval for each config. 0 when every run wrote results.
 
     lmms-eval exits 0 even when a task is missing or the model raises, so success is judged by a
-    new results file in the run folder, not by the exit code.
+    new results file in the run folder, not by the exit code. With ``local_models``, each config's
+    checkpoint becomes ``<local_models>/<config name>`` and configs without that folder are skipped
+    (listed, not failed); ``device='cpu'`` sets the CPU arguments each adapter takes.
     """
     try:
         cfgs = load_configs(paths)
+        if device and not local_models:
+            cfgs = [replace_args(c, local_args(c, c.model_args.get("pretrained", c.model_args.get("model", "")), device))
+                    for c in cfgs]
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     failures = 0
     for cfg in cfgs:
+        if local_models:
+            local = with_local_model(cfg, local_models, device)
+            if local is None:
+                why = cfg.offline_reason or ("the agent, not a checkpoint" if cfg.route == "agent" else "")
+                print(f"# {cfg.name}: skipped, no local model {Path(local_models) / cfg.name}"
+                      + (f" (not testable offline: {why})" if why else ""))
+                continue
+            cfg = local
         cmd = build_command(cfg, limit=limit, output=output, extra_args=extra_args)
         env = run_env(cfg)
         print(f"# {cfg.name} (paper row: {cfg.paper_row or '-'}; route: {cfg.route})")
@@ -348,15 +409,27 @@ def run_configs(paths: Sequence[str | Path], dry_run: bool = False, limit: int |
     return 1 if failures else 0
 
 
+def replace_args(cfg: HarnessConfig, model_args: dict[str, Any]) -> HarnessConfig:
+    from dataclasses import replace
+
+    return replace(cfg, model_args=model_args)
+
+
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``mvx-bench run``."""
     parser.add_argument("configs", nargs="+", help="config YAML files, folders of them, or config names")
     parser.add_argument("--dry-run", action="store_true", help="print the commands without running them")
     parser.add_argument("--limit", type=int, default=None, help="questions per task (quick look)")
     parser.add_argument("--output", default="outputs/runs", help="output root; each config writes <output>/<name>")
+    parser.add_argument("--local-models", default=None, metavar="DIR",
+                        help="use DIR/<config name> as each config's checkpoint (pretrained=); configs without one "
+                             "are skipped (e.g. the tiny clones of `mvx-bench routes --save-local-models DIR`)")
+    parser.add_argument("--device", choices=("cpu",), default=None,
+                        help="cpu: set device/device_map=cpu and attn_implementation=sdpa where the adapter takes them")
     parser.epilog = "Arguments after -- are passed to lmms-eval unchanged."
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     extra = list(getattr(args, "extra", None) or [])
-    return run_configs(args.configs, dry_run=args.dry_run, limit=args.limit, output=args.output, extra_args=extra)
+    return run_configs(args.configs, dry_run=args.dry_run, limit=args.limit, output=args.output, extra_args=extra,
+                       local_models=getattr(args, "local_models", None), device=getattr(args, "device", None))

@@ -37,9 +37,9 @@ def extend_task_paths() -> bool:
 
 
 def models():
-    """Entry point (``lmms_eval.models``): the SAMA manifest, plus MVX task discovery."""
+    """Entry point (``lmms_eval.models``): the SAMA and baseline-adapter manifests, plus MVX task discovery."""
     extend_task_paths()
-    return [sama_manifest()]
+    return [sama_manifest(), hf_chat_manifest()]
 
 
 def sama_manifest():
@@ -47,3 +47,10 @@ def sama_manifest():
     from lmms_eval.models.registry_v2 import ModelManifest
 
     return ModelManifest(model_id="sama", chat_class_path="sama_model.adapters.lmms_eval_model.SAMA")
+
+
+def hf_chat_manifest():
+    """``--model mvx_hf_chat``: the baselines' transformers chat adapter (every video, labelled, N frames)."""
+    from lmms_eval.models.registry_v2 import ModelManifest
+
+    return ModelManifest(model_id="mvx_hf_chat", chat_class_path="mvx_tasks.baselines.hf_chat.HFChat")

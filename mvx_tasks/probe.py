@@ -44,8 +44,10 @@ def _write_clip(path: Path, rgb: tuple[int, int, int], seed: int, n_frames: int 
     encode_mp4(frames, path)
 
 
-def generate_probe(out_dir: str | Path, *, n_videos: tuple[int, ...] = (2, 3, 4, 5), seed: int = 0) -> Path:
-    """Write the probe set: for each video count n, one question per asked position 1..n."""
+def generate_probe(out_dir: str | Path, *, n_videos: tuple[int, ...] = (2, 3, 4, 5), seed: int = 0,
+                   clip_frames: int = 8) -> Path:
+    """Write the probe set: for each video count n, one question per asked position 1..n. ``clip_frames``:
+    frames per clip (the route check uses more than a config's budget, so an ignored budget shows)."""
     out = Path(out_dir)
     (out / "videos").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -59,7 +61,7 @@ def generate_probe(out_dir: str | Path, *, n_videos: tuple[int, ...] = (2, 3, 4,
             videos = []
             for i, (label, colour) in enumerate(zip(labels, colours)):
                 rel = f"videos/{sid}_{i + 1}.mp4"
-                _write_clip(out / rel, COLOURS[colour], seed=seed * 1000 + k * 10 + i)
+                _write_clip(out / rel, COLOURS[colour], seed=seed * 1000 + k * 10 + i, n_frames=clip_frames)
                 videos.append({"label": label, "path": rel})
             # options: the asked colour plus distractors from the other videos first (dropping a video shows)
             others = [c for c in colours if c != colours[pos - 1]]

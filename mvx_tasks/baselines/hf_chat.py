@@ -1,0 +1,243 @@
+"""``--model mvx_hf_chat``: one transformers image-text-to-text chat adapter for the baselines.
+
+lmms-eval's own adapters fail on the pinned stack for several Table 1 models (``llava_hf`` passes
+``device_map=""`` and ``images=[]``, ignores ``max_frames_num`` and puts every video before the
+labels; ``huggingface`` passes ``audios=[]`` and loads ``AutoModel`` for Idefics3; the HF video
+processors want torchcodec to read files). This adapter reads each request's chat messages (MVX
+tasks send ``"<label>:"`` then that video), decodes every video with the project's decoder
+(:func:`mvx_tasks.video_decoder.sample_video`: one decoder, one frame cache, no torchcodec) to
+``frames_per_video`` frames, and gives the processor, in the message's order, either those frames
+as images (``video_input=frames``) or the frames as one video (``video_input=video``, for processors
+with a video path). When a chat template moves visuals away from their text (LLaVA-OneVision renders
+all images, then all videos, then the text), the placeholders are written inline into the text
+instead, so each label still stands right before its video. A question that fails is recorded
+(``mvx_agent_failed``) with its cause and answered empty; the run goes on.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from lmms_eval.api.model import lmms
+
+from .. import model_failures
+from ..video_decoder import sample_video
+
+log = logging.getLogger(__name__)
+
+VIDEO_INPUTS = ("auto", "frames", "video")
+_MARK_A, _MARK_B = "MVXMARKA", "MVXMARKB"
+
+
+def _as_bool(value: Any) -> bool:
+    return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _diff(longer: str, shorter: str) -> str:
+    """The part of ``longer`` that ``shorter`` lacks (both rendered from the same template)."""
+    i = 0
+    while i < min(len(longer), len(shorter)) and longer[i] == shorter[i]:
+        i += 1
+    j = 0
+    while j < min(len(longer), len(shorter)) - i and longer[-1 - j] == shorter[-1 - j]:
+        j += 1
+    return longer[i:len(longer) - j]
+
+
+class HFChat(lmms):
+    """A transformers chat VLM (``AutoModelForImageTextToText``) that sees every labelled video."""
+
+    is_simple = False
+
+    def __init__(self, pretrained: str, frames_per_video: int | str = 8, video_input: str = "auto",
+                 device: str | None = None, device_map: str | None = None, dtype: str = "auto",
+                 attn_implementation: str | None = None, trust_remote_code: bool | str = False,
+                 max_side: int | str | None = None, batch_size: int | str = 1,
+                 max_batch_size: int | str | None = None) -> None:
+        # No **kwargs: a misspelt model_arg fails at load (and in the config check), never silently.
+        super().__init__()
+        import torch
+        from transformers import AutoProcessor
+
+        if str(video_input) not in VIDEO_INPUTS:
+            raise ValueError(f"mvx_hf_chat: video_input={video_input!r} must be one of {VIDEO_INPUTS}")
+        self.frames_per_video = int(frames_per_video)
+        self.max_side = int(max_side) if max_side not in (None, "", "None") else None
+        self.batch_size_per_gpu = int(batch_size) if str(batch_size).isdigit() else 1
+        remote = _as_bool(trust_remote_code)
+        cuda = torch.cuda.is_available()
+        device = device or ("cuda" if cuda else "cpu")
+        if device_map in (None, "", "None"):
+            device_map = "auto" if device.startswith("cuda") else device
+        if dtype == "auto":
+            dtype = "bfloat16" if device.startswith("cuda") else "float32"
+        load = {"dtype": getattr(torch, dtype), "device_map": device_map, "trust_remote_code": remote}
+        if attn_implementation not in (None, "", "None"):
+            load["attn_implementation"] = attn_implementation
+        self.processor = AutoProcessor.from_pretrained(pretrained, trust_remote_code=remote)
+        self._model = self._load_model(pretrained, load)
+        self._device = self._model.device
+        self.video_input = self._choose_video_input(str(video_input))
+        self.inline = {kind: self._inline_placeholder(kind) for kind in ("image", "video")}
+
+    # ------------------------------------------------------------------ loading
+
+    @staticmethod
+    def _load_model(pretrained: str, load: dict[str, Any]):
+        """``AutoModelForImageTextToText``; a causal-LM multimodal class (Phi-4-multimodal) otherwise."""
+        from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
+
+        try:
+            return AutoModelForImageTextToText.from_pretrained(pretrained, **load).eval()
+        except ValueError as exc:
+            if "Unrecognized configuration class" not in str(exc):
+                raise
+            return AutoModelForCausalLM.from_pretrained(pretrained, **load).eval()
+
+    @property
+    def model(self):
+        return self._model
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def batch_size(self) -> int:
+        return self.batch_size_per_gpu
+
+    def _render(self, content: list[dict[str, Any]]) -> str:
+        return self.processor.apply_chat_template([{"role": "user", "content": content}], tokenize=False,
+                                                  add_generation_prompt=True)
+
+    def _placeholder(self, kind: str) -> str:
+        """What the chat template writes for one ``kind`` item ('' when it ignores the kind)."""
+        try:
+            with_item = self._render([{"type": kind}, {"type": "text", "text": _MARK_A}])
+        except Exception:  # a template that refuses the kind (e.g. images only)
+            return ""
+        return _diff(with_item, self._render([{"type": "text", "text": _MARK_A}])).strip()
+
+    def _inline_placeholder(self, kind: str) -> str | None:
+        """None when the template keeps ``kind`` items where they stand; else the placeholder to
+        write inline (the template moves them away from their label, e.g. LLaVA-OneVision)."""
+        token = self._placeholder(kind)
+        if not token:
+            return None
+        text = self._render([{"type": "text", "text": _MARK_A}, {"type": kind}, {"type": "text", "text": _MARK_B}])
+        a, b = text.find(_MARK_A), text.find(_MARK_B)
+        return None if 0 <= a < b and token in text[a:b] else token
+
+    def _choose_video_input(self, wanted: str) -> str:
+        takes_video = getattr(self.processor, "video_processor", None) is not None and bool(self._placeholder("video"))
+        if wanted == "video" and not takes_video:
+            raise ValueError(f"mvx_hf_chat: video_input=video, but {type(self.processor).__name__} has no video path "
+                             f"(no video processor, or its chat template renders no video); use video_input=frames")
+        if wanted == "auto":
+            return "video" if takes_video else "frames"
+        return wanted
+
+    # ------------------------------------------------------------------ requests
+
+    def _media(self, item: dict[str, Any]) -> Any:
+        from PIL import Image
+
+        value = item.get("url", item.get(item.get("type", ""), item.get("path")))
+        if item["type"] == "image" and isinstance(value, (str, os.PathLike)):
+            value = Image.open(value).convert("RGB")
+        return value
+
+    def build_inputs(self, messages: list[dict[str, Any]]) -> tuple[str, list, list]:
+        """The prompt text, images and videos, in message order: text items as they are, each image
+        item an image, each video item its frames as images or as one video."""
+        from PIL import Image
+
+        hf_messages, images, videos = [], [], []
+        for msg in messages:
+            content = msg.get("content", [])
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            items: list[dict[str, Any]] = []
+            for item in content:
+                kind = item.get("type")
+                if kind == "text":
+                    items.append({"type": "text", "text": item.get("text", "")})
+                elif kind == "image":
+                    images.append(self._media(item))
+                    items.append({"type": "image"})
+                elif kind == "video":
+                    frames, _times = sample_video(self._media(item), self.frames_per_video, max_side=self.max_side)
+                    if self.video_input == "video":
+                        videos.append(frames)
+                        items.append({"type": "video"})
+                    else:
+                        images.extend(Image.fromarray(f) for f in frames)
+                        items.extend({"type": "image"} for _ in range(len(frames)))
+                else:
+                    raise ValueError(f"content item of type {kind!r} is not supported (text, image, video)")
+            if any(self.inline.get(i["type"]) for i in items if i["type"] != "text"):
+                items = [{"type": "text", "text": self._inline_text(items)}]
+            hf_messages.append({"role": msg.get("role", "user"), "content": items})
+        text = self.processor.apply_chat_template(hf_messages, tokenize=False, add_generation_prompt=True)
+        return text, images, videos
+
+    def _inline_text(self, items: list[dict[str, Any]]) -> str:
+        parts = []
+        for i in items:
+            if i["type"] == "text":
+                parts.append(i["text"])
+            else:
+                parts.append(self.inline[i["type"]] or self._placeholder(i["type"]))
+        return "\n".join(parts)
+
+    def answer(self, messages: list[dict[str, Any]], gen_kwargs: dict[str, Any]) -> str:
+        import torch
+
+        text, images, videos = self.build_inputs(messages)
+        inputs = self.processor(text=[text], images=images or None, videos=videos or None, return_tensors="pt")
+        inputs = inputs.to(self.model.device, dtype=self.model.dtype)
+        temperature = float(gen_kwargs.get("temperature", 0) or 0)
+        kwargs: dict[str, Any] = {"max_new_tokens": int(gen_kwargs.get("max_new_tokens", 512)),
+                                  "do_sample": temperature > 0}
+        if temperature > 0:
+            kwargs["temperature"] = temperature
+        tok = getattr(self.processor, "tokenizer", None)
+        if tok is not None and tok.pad_token_id is not None:
+            kwargs["pad_token_id"] = tok.pad_token_id
+        with torch.inference_mode():
+            out = self.model.generate(**inputs, **kwargs)
+        answer = self.processor.batch_decode(out[:, inputs["input_ids"].shape[1]:], skip_special_tokens=True)[0]
+        for stop in gen_kwargs.get("until") or []:
+            if stop and stop in answer:
+                answer = answer.split(stop)[0]
+        return answer.strip()
+
+    def _question_id(self, doc: Any, task: str, doc_id: int) -> str:
+        qid = doc.get("id") if isinstance(doc, dict) else None
+        return str(qid) if isinstance(qid, (str, int)) and str(qid).strip() else f"{task}-{doc_id}"
+
+    def generate_until(self, requests: list[Any]) -> list[str]:
+        from tqdm import tqdm
+
+        out = []
+        for req in tqdm(requests, desc="mvx_hf_chat", disable=self._rank != 0):
+            _ctx, doc_to_messages, gen_kwargs, doc_id, task, split = req.args[:6]
+            doc = self.task_dict[task][split][doc_id]
+            qid = self._question_id(doc, task, doc_id)
+            try:
+                answer = self.answer(doc_to_messages(doc), dict(gen_kwargs or {}))
+                model_failures.record(qid, None)
+            except Exception as exc:  # one question's failure must not end the run: record it, go on
+                cause = f"{type(exc).__name__}: {exc}"
+                log.error("mvx_hf_chat: question %s (task %s) failed: %s", qid, task, cause)
+                model_failures.record(qid, cause)
+                answer = ""
+            out.append(answer)
+        return out
+
+    def generate_until_multi_round(self, requests: list[Any]) -> list[str]:
+        return self.generate_until(requests)
+
+    def loglikelihood(self, requests: list[Any]) -> list[tuple[float, bool]]:
+        raise NotImplementedError("mvx_hf_chat generates answers only; use generate_until tasks such as mvx_bench")
