@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import model_failures
+from . import model_usage
 from .data import doc_to_sample, load_bench_samples, load_local, sample_to_doc
 from .metrics import accuracy, score_output
 from .prompts import (DEFAULT_POST_PROMPT, frame_messages, frames_order_line, question_text, video_messages)
@@ -241,7 +242,7 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     problems = [f"{v['label']}: {p}" for v in _videos(doc) if (p := video_problem(v["path"]))]
     record = score_output(doc["id"], doc["task"], output, json.loads(doc["options"]), doc["answer"],
                           failed="; ".join(problems) or None, agent_failed=model_failures.cause_of(doc["id"])).to_dict()
-    return {"mvx_acc": record, "mvx_unparsed": int(record["unparsed"]), "mvx_failed": int(record["failed"] is not None),
+    return {**model_usage.figures(doc["id"]), "mvx_acc": record, "mvx_unparsed": int(record["unparsed"]), "mvx_failed": int(record["failed"] is not None),
             "mvx_agent_failed": int(record["agent_failed"] is not None)}
 
 
@@ -253,3 +254,8 @@ def aggregate_accuracy(records: list[dict]) -> float:
 def aggregate_count(flags: list[int]) -> int:
     """How many questions were unparsed (or failed, or the agent could not answer)."""
     return int(sum(flags))
+
+
+def aggregate_mean(values: list[float]) -> float:
+    """Mean per question of a task (tokens, dollars, iterations, tool calls: ``mvx_tokens`` ...)."""
+    return round(sum(values) / len(values), 6) if values else 0.0

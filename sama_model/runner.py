@@ -23,6 +23,7 @@ from mvx_tasks import model_failures
 from .agent import AgentResult, SamaAgent
 from .atomic import check_writable
 from .budget import BUDGET_PREFIX, stored_totals
+from mvx_tasks import model_usage
 from .question import AgentQuestion
 from .resume import ResumeKey
 from .trace import resumable_output, trace_filename
@@ -86,7 +87,9 @@ def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | Non
         if done is not None:
             outputs[i] = done
             stats.resumed += 1
-            agent.budget.add(stored_totals(path))  # earlier attempts' spending counts against the budget
+            totals = stored_totals(path)
+            agent.budget.add(totals)  # earlier attempts' spending counts against the budget
+            model_usage.record(q.id, totals)
             model_failures.record(q.id, None)
             continue
         stats.reasons[why] += 1
@@ -124,10 +127,12 @@ def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_di
         i, q, path, key = item
         over = agent.budget.exhausted()
         if over:  # no new question once the run's budget is spent
+            model_usage.record(q.id, None)
             return i, agent.refuse(q, over, path, resume_key=key)
         result = agent.answer(q, path, resume_key=key)
-        if result.trace is not None:
-            agent.budget.add(result.trace.totals())
+        totals = result.trace.totals() if result.trace is not None else None
+        agent.budget.add(totals)
+        model_usage.record(q.id, totals)  # for the harness's mvx_tokens / mvx_cost_usd ... metrics
         return i, result
 
     pool = ThreadPoolExecutor(max_workers=max(1, int(workers)))

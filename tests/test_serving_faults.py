@@ -11,7 +11,7 @@ import pytest
 
 import test_sama_doubles as D
 from fake_endpoint import FakeChatEndpoint, completion, error, scripted
-from mvx_tasks import model_failures
+from mvx_tasks import model_failures, model_usage
 from sama_model.agent import SamaAgent
 from sama_model.chat_api import RequestLimiter, rejected_parameter
 from sama_model.profiles import build_config
@@ -196,6 +196,11 @@ def test_budget_stops_new_questions_and_a_rerun_completes_them(tmp_path, monkeyp
         assert skipped["status"] == "failed"
         assert skipped["failure"].startswith("budget: the run spent $0.0060 of max_cost_usd=0.005")
         assert model_failures.cause_of("q4").startswith("budget: ")
+        # beside the output, for lmms-eval's mvx_tokens / mvx_cost_usd / mvx_iterations / mvx_tool_calls
+        assert model_usage.figures("q0") == {"mvx_tokens": 1100.0, "mvx_cost_usd": 0.002, "mvx_iterations": 1.0,
+                                             "mvx_tool_calls": 0.0}
+        assert model_usage.figures("q4") == {"mvx_tokens": 0.0, "mvx_cost_usd": 0.0, "mvx_iterations": 0.0,
+                                             "mvx_tool_calls": 0.0}
         assert agent.budget.snapshot()["spent_usd"] == 0.006
 
         # the same run with a higher budget: three resumed (their spending counts), two answered
