@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from . import model_failures
+from . import answer_sources, model_failures
 from . import model_usage
 from .data import doc_to_sample, load_bench_samples, load_local, sample_to_doc
 from .metrics import accuracy, score_output
@@ -243,7 +243,7 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     record = score_output(doc["id"], doc["task"], output, json.loads(doc["options"]), doc["answer"],
                           failed="; ".join(problems) or None, agent_failed=model_failures.cause_of(doc["id"])).to_dict()
     return {**model_usage.figures(doc["id"]), "mvx_acc": record, "mvx_unparsed": int(record["unparsed"]), "mvx_failed": int(record["failed"] is not None),
-            "mvx_agent_failed": int(record["agent_failed"] is not None)}
+            "mvx_agent_failed": int(record["agent_failed"] is not None), **answer_sources.flags(doc["id"])}
 
 
 def aggregate_accuracy(records: list[dict]) -> float:
@@ -252,7 +252,8 @@ def aggregate_accuracy(records: list[dict]) -> float:
 
 
 def aggregate_count(flags: list[int]) -> int:
-    """How many questions were unparsed (or failed, or the agent could not answer)."""
+    """How many questions were unparsed (or failed, or the agent could not answer, or were
+    answered from a given source: ``mvx_src_*``)."""
     return int(sum(flags))
 
 

@@ -4,8 +4,11 @@ At most ``max_iterations`` planner turns may call tools; at the cap the planner 
 forced final answer from the evidence. The output always states exactly one option letter
 ("Answer: B", checked with :func:`mvx_tasks.answers.extract_choice`): when the planner gives
 none, the task's scripted decision on the collected evidence answers, and as a last resort the
-first option (a stated rule, recorded in the trace). A raising tool becomes an error entry in
-the evidence; an unreachable planner fails only this question, with the reason in its trace.
+first option (a stated rule: an abstention that still names a letter). The final step records
+which of these answered (``planner``, ``planner-forced``, ``evidence-fallback``,
+``first-option-rule``); the harness reports the counts (:mod:`mvx_tasks.answer_sources`). A
+raising tool becomes an error entry in the evidence; an unreachable planner fails only this
+question, with the reason in its trace.
 """
 from __future__ import annotations
 
@@ -48,6 +51,8 @@ class AgentResult:
     failure: str | None
     trace: QuestionTrace | None = None
     resumed: bool = False
+    #: where the answer came from (see :data:`mvx_tasks.answer_sources.SOURCES`); None when failed
+    source: str | None = None
 
 
 _ANSWER_PREFIX = re.compile(r"^\s*(final\s+)?answer\s*[:：]\s*", re.I)
@@ -149,19 +154,20 @@ class _Run:
                                    turn.final.text if turn.final else None, turn.usage, turn.invalid,
                                    round(elapsed, 4), forced, turn.note, list(turn.events)))
 
-    def fallback(self) -> tuple[str, str]:
-        """The task's scripted decision on the collected evidence; else the first option (rule).
+    def fallback(self) -> tuple[str, str, str]:
+        """(answer, reason, source): the task's scripted decision on the collected evidence
+        ("evidence-fallback"); else the first option ("first-option-rule", an abstention).
         Open-ended: the scripted answer from the evidence (the video reader's), else empty."""
         policy = PolicyContext(self.question, self.task, self.task_source, self.memory, set(self.tools),
                                self.duration, self.ctx.option_map)
         name, _, decide = select_policy(self.task, self.cfg.skills)
         letter, reason = decide(policy)
         if self.question.open_ended:
-            return (letter or ""), f"{name}: {reason}"
+            return (letter or ""), f"{name}: {reason}", "evidence-fallback"
         if letter and letter in self.question.options:
-            return letter, f"{name}: {reason}"
+            return letter, f"{name}: {reason}", "evidence-fallback"
         first = next(iter(self.question.options))
-        return first, f"no evidence decided ({reason}); rule: first option"
+        return first, f"no evidence decided ({reason}); rule: first option", "first-option-rule"
 
     def _open_answer(self, final: FinalAnswer | None, forced: bool) -> tuple[str, str | None]:
         """Free text for an open-ended question: the planner's answer, else the evidence's."""
@@ -169,8 +175,7 @@ class _Run:
         if text:
             source, reason = ("planner-forced" if forced else "planner"), final.reason
         else:
-            text, reason = self.fallback()
-            source = "evidence-fallback"
+            text, reason, source = self.fallback()
         text = follow_instruction(text, self.question.instruction)
         self.trace.add(FinalStep(text, None, reason, forced, source))
         return text, None
@@ -215,8 +220,7 @@ class _Run:
         if letter is not None:
             source, reason = ("planner-forced" if forced else "planner"), (final.reason if final else "")
         else:
-            letter, reason = self.fallback()
-            source = "evidence-fallback"
+            letter, reason, source = self.fallback()
         output = f"Answer: {letter}"
         self.trace.add(FinalStep(output, letter, reason, forced, source))
         return output, letter
@@ -286,4 +290,5 @@ class SamaAgent:
         trace.elapsed = time.perf_counter() - t0
         if path is not None:
             trace.save(path)
-        return AgentResult(question.id, output, letter, trace.status, failure, trace)
+        return AgentResult(question.id, output, letter, trace.status, failure, trace,
+                           source=None if failure else trace.answer_source())

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from mvx_tasks import model_failures
+from mvx_tasks import answer_sources, model_failures
 
 from .agent import AgentResult, SamaAgent
 from .atomic import check_writable
@@ -26,7 +26,7 @@ from .budget import BUDGET_PREFIX, stored_totals
 from mvx_tasks import model_usage
 from .question import AgentQuestion
 from .resume import ResumeKey
-from .trace import resumable_output, trace_filename
+from .trace import resumable_output, stored_answer_source, trace_filename
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,7 @@ def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | Non
             agent.budget.add(totals)  # earlier attempts' spending counts against the budget
             model_usage.record(q.id, totals)
             model_failures.record(q.id, None)
+            answer_sources.record(q.id, stored_answer_source(path))
             continue
         stats.reasons[why] += 1
         if why.startswith("changed:"):
@@ -147,6 +148,7 @@ def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_di
                 # beside the (empty) output, for the harness's mvx_agent_failed metric
                 model_failures.record(questions[i].id, (result.failure or "failed")
                                       if result.status != "finished" else None)
+                answer_sources.record(questions[i].id, result.source)  # for the mvx_src_* metrics
                 if result.status != "finished":
                     stats.failed += 1
                     stats.failures[result.question_id] = result.failure or ""

@@ -126,7 +126,7 @@ class FinalStep:
     letter: str | None
     reason: str
     forced: bool
-    source: str  # "planner", "planner-forced", "evidence-fallback"
+    source: str  # "planner", "planner-forced", "evidence-fallback", "first-option-rule"
     kind: str = "final"
 
 
@@ -188,6 +188,11 @@ class QuestionTrace:
                 "invalid_planner_outputs": sum(s.invalid for s in steps if isinstance(s, PlannerStep)),
                 **usage, **money}
 
+    def answer_source(self) -> str | None:
+        """Where the answer came from: the final step's ``source``; None without a final step."""
+        finals = self.of_kind("final")
+        return finals[-1].source if finals else None
+
     def to_dict(self) -> dict[str, Any]:
         with self._lock:
             steps = [asdict(s) for s in self.steps]
@@ -221,6 +226,16 @@ def _jsonable(x: Any) -> Any:
 
 def load_trace(path: str | Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def stored_answer_source(path: str | Path) -> str | None:
+    """The answer source recorded in a saved trace (its last final step); None if unreadable."""
+    try:
+        data = load_trace(path)
+    except (OSError, ValueError):
+        return None
+    finals = [s for s in (data.get("steps") or []) if isinstance(s, dict) and s.get("kind") == "final"]
+    return str(finals[-1].get("source")) if finals and finals[-1].get("source") else None
 
 
 def trace_filename(question_id: str) -> str:

@@ -75,7 +75,7 @@ class Question:
     @property
     def source(self) -> str:
         """Where the answer came from: the trace's final step (planner, planner-forced,
-        evidence-fallback), ``failed`` for a trace without one, ``model`` for a baseline."""
+        evidence-fallback, first-option-rule), ``failed`` for a trace without one, ``model`` for a baseline."""
         if self.trace is None:
             return "model"
         fin = self.final

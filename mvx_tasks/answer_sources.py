@@ -1,0 +1,49 @@
+"""Where each answer came from, for the ``mvx_src_*`` metrics next to ``mvx_acc``.
+
+An agent's letter can come from its planner, from a forced final turn at the iteration cap, from
+the task's scripted decision on the collected evidence (the planner named no option), or from the
+first-option rule (nothing decided: an explicit abstention that still has to name a letter). An
+accuracy figure means something different in each case, so the count of each travels with the
+results. Like :mod:`.model_failures`, the model records the source per question id here (SAMA's
+runner does) and :func:`mvx_tasks.harness.process_results`, which lmms-eval runs in the same
+process after generation, reads it; a model that records nothing (a baseline) gets zeros.
+"""
+from __future__ import annotations
+
+import threading
+
+__all__ = ["SOURCES", "METRICS", "record", "source_of", "flags", "clear"]
+
+#: answer sources, in the order tables show them (the values of a trace's final step ``source``)
+SOURCES: tuple[str, ...] = ("planner", "planner-forced", "evidence-fallback", "first-option-rule")
+#: source -> lmms-eval metric name (a per-task count, aggregated by sum)
+METRICS: dict[str, str] = {"planner": "mvx_src_planner", "planner-forced": "mvx_src_forced",
+                           "evidence-fallback": "mvx_src_fallback", "first-option-rule": "mvx_src_rule"}
+
+_SOURCE: dict[str, str] = {}
+_LOCK = threading.Lock()
+
+
+def record(question_id: str, source: str | None) -> None:
+    """Record the source of ``question_id``'s answer; ``None`` forgets it (a failed question)."""
+    with _LOCK:
+        if source is None:
+            _SOURCE.pop(str(question_id), None)
+        else:
+            _SOURCE[str(question_id)] = str(source)
+
+
+def source_of(question_id: str) -> str | None:
+    with _LOCK:
+        return _SOURCE.get(str(question_id))
+
+
+def flags(question_id: str) -> dict[str, int]:
+    """One 0/1 flag per ``mvx_src_*`` metric for a question (all 0 when nothing was recorded)."""
+    src = source_of(question_id)
+    return {metric: int(src == name) for name, metric in METRICS.items()}
+
+
+def clear() -> None:
+    with _LOCK:
+        _SOURCE.clear()

@@ -1,0 +1,89 @@
+"""Where each answer came from: the trace's final step, the runner's record and the harness's
+``mvx_src_*`` metrics (planner, forced final turn, evidence fallback, first-option rule)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import test_sama_doubles as D
+from mvx_tasks import answer_sources, harness
+from sama_model.actions import FinalAnswer
+from sama_model.agent import SamaAgent
+from sama_model.planners.base import PlannerTurn
+from sama_model.profiles import build_config
+from sama_model.runner import run_questions
+
+Q = "Which video has the same number of cups as the reference video?"
+OPTIONS = {"A": "Video A", "B": "Video B", "C": "Video C", "D": "Video D"}
+STEMS = {"Reference": "ref", "Video A": "a", "Video B": "b", "Video C": "c", "Video D": "d"}
+SCRIPT = {"ref": {"sg": 2, "reader": "two cups"}, "a": {"sg": 1, "reader": "one cup"},
+          "b": {"sg": 3, "reader": "three cups"}, "c": {"sg": 2, "reader": "two cups"},
+          "d": {"sg": 4, "reader": "four cups"}}
+
+
+class _Mute:
+    """A planner that reads every video once, then never names an option."""
+
+    name = "mute"
+
+    def start(self, ctx):
+        return self
+
+    def next_turn(self, state):
+        if state.iteration == 1:
+            from sama_model.actions import ToolCall
+            return PlannerTurn(calls=[ToolCall("scene_graph", {"video": v, "query": "cup"}) for v in STEMS])
+        return PlannerTurn(final=FinalAnswer("I cannot tell.", "no idea"))
+
+    def final_turn(self, state):
+        return PlannerTurn(final=FinalAnswer("", "cap"))
+
+    def observe(self, turn, results):
+        return None
+
+    def describe(self):
+        return {"name": self.name}
+
+
+@pytest.fixture()
+def question(tmp_path):
+    D.reset(SCRIPT)
+    return D.make_question(tmp_path, "q-src", "CNT", Q, OPTIONS, STEMS)
+
+
+def _doc(question) -> dict:
+    return {"id": question.id, "task": "CNT", "options": json.dumps(OPTIONS), "answer": "C",
+            "videos": json.dumps([])}
+
+
+def test_scripted_planner_answers_as_planner_and_forced_at_the_cap(tmp_path, question):
+    agent = SamaAgent(build_config(**D.DOUBLE_ARGS))
+    assert agent.answer(question).source == "planner"
+    capped = SamaAgent(build_config(**{**D.DOUBLE_ARGS, "max_iterations": 1}))
+    assert capped.answer(question).source == "planner-forced"
+
+
+def test_a_silent_planner_falls_back_to_evidence_then_to_the_first_option_rule(tmp_path, question):
+    agent = SamaAgent(build_config(**D.DOUBLE_ARGS), planner=_Mute())
+    result = agent.answer(question)
+    assert (result.letter, result.source) == ("C", "evidence-fallback")  # the counting decision: 2 == 2
+    D.reset({})  # no counts anywhere: the decision abstains, the rule names the first option
+    result = agent.answer(question)
+    assert (result.letter, result.source) == ("A", "first-option-rule")
+    final = [s for s in result.trace.steps if s.kind == "final"][0]
+    assert final.reason.startswith("no evidence decided (no counts for any candidate)")
+
+
+def test_the_runner_records_sources_for_the_harness_metrics(tmp_path, question):
+    answer_sources.clear()
+    agent = SamaAgent(build_config(**D.DOUBLE_ARGS), planner=_Mute())
+    run_questions(agent, [question], tmp_path / "traces", progress=False)
+    out = harness.process_results(_doc(question), ["Answer: C"])
+    assert {k: out[k] for k in answer_sources.METRICS.values()} == {
+        "mvx_src_planner": 0, "mvx_src_forced": 0, "mvx_src_fallback": 1, "mvx_src_rule": 0}
+    answer_sources.clear()  # a resumed question reads its source from the stored trace
+    run_questions(agent, [question], tmp_path / "traces", progress=False)
+    assert answer_sources.source_of(question.id) == "evidence-fallback"
+    baseline = harness.process_results({**_doc(question), "id": "baseline-q"}, ["B"])
+    assert sum(baseline[k] for k in answer_sources.METRICS.values()) == 0
