@@ -334,7 +334,7 @@ def _track(boxes: list[list[float]], t0: float = 0.0) -> dict:
 
 
 def test_de_relation_parsing():
-    from sama_model.skills.subtitle.policy import DeRelation, de_relation
+    from sama_model.skills.subtitle.hypothesis import DeRelation, de_relation
 
     assert de_relation("The teal star will reach the orange zone.") == DeRelation("reach", "teal", "orange")
     assert de_relation("There are more circles than triangles in the room.") == DeRelation("more", "circle", "triangle")
@@ -352,7 +352,7 @@ ZONE = _track([[140, 50, 165, 75]] * 6)
     ([[90, 60, 100, 70], [95, 40, 105, 50], [90, 20, 100, 30], [80, 0, 90, 10]], "B", "40.0->64.0px"),
 ])
 def test_de_reach_zone(subject_boxes, expected, gaps):
-    from sama_model.skills.subtitle.policy import decide_de, plan_de
+    from sama_model.skills.subtitle.de import decide as decide_de, plan as plan_de
 
     hyp = "The red square will reach the green zone."
     ctx = de_ctx(hyp, [])
@@ -367,7 +367,7 @@ def test_de_reach_zone(subject_boxes, expected, gaps):
 
 def test_de_reach_without_zone_uses_progress():
     """No zone-coloured region found: a subject that stops (a barrier) does not reach it."""
-    from sama_model.skills.subtitle.policy import decide_de
+    from sama_model.skills.subtitle.de import decide as decide_de
 
     stops = [[0, 60, 10, 70], [10, 60, 20, 70], [20, 60, 30, 70], [30, 60, 40, 70], [31, 60, 41, 70], [31, 60, 41, 70]]
     ctx = de_ctx("The red square will reach the green zone.",
@@ -386,7 +386,7 @@ def _sg(video: str, counts: dict, **window) -> tuple[str, dict, dict]:
     ({"circle": 3, "blob": 2}, "B", "star 3+0=3 vs circle 2+3=5"),
 ])
 def test_de_more_counts_premise_plus_update_end(update_counts, expected, detail):
-    from sama_model.skills.subtitle.policy import decide_de, plan_de
+    from sama_model.skills.subtitle.de import decide as decide_de, plan as plan_de
 
     hyp = "There are more stars than circles in the room."
     planned = [(c.tool, c.args) for c in plan_de(de_ctx(hyp, []))]
@@ -414,7 +414,7 @@ HEAD, TAIL = {"end": 0.75}, {"start": 2.25}
 
 @pytest.mark.parametrize("blue_end,expected", [(20.0, "A"), (116.0, "B")])
 def test_de_taller_compares_final_tops(blue_end, expected):
-    from sama_model.skills.subtitle.policy import decide_de
+    from sama_model.skills.subtitle.de import decide as decide_de
 
     ctx = de_ctx("The blue tower will end up taller than the white tower.",
                  [_tower_sg("blue", HEAD, [80.0]), _tower_sg("blue", TAIL, [blue_end] * 3),
@@ -424,7 +424,7 @@ def test_de_taller_compares_final_tops(blue_end, expected):
 
 
 def test_de_taller_rival_unseen_uses_growth():
-    from sama_model.skills.subtitle.policy import decide_de
+    from sama_model.skills.subtitle.de import decide as decide_de
 
     ctx = de_ctx("The blue tower will end up taller than the white tower.",
                  [_tower_sg("blue", HEAD, [80.0]), _tower_sg("blue", TAIL, [116.0]),
@@ -435,7 +435,8 @@ def test_de_taller_rival_unseen_uses_growth():
 
 def test_de_unparseable_hypothesis_uses_text_rule():
     """No checkable relation: the text evidence is planned and the overlap rule decides."""
-    from sama_model.skills.subtitle.policy import EVENT_QUERY, decide_de, plan_de
+    from sama_model.skills.subtitle.de import decide as decide_de, plan as plan_de
+    from sama_model.skills.subtitle.evidence import EVENT_QUERY
 
     hyp = "The guests will enjoy the party."
     assert {c.tool for c in plan_de(de_ctx(hyp, []))} == {"subtitle_retriever", "video_reader"}
@@ -448,7 +449,7 @@ def test_de_unparseable_hypothesis_uses_text_rule():
 
 def test_de_inconclusive_measurement_falls_back_to_text():
     """A relation the measurements cannot settle (subject never tracked) adds the text reads."""
-    from sama_model.skills.subtitle.policy import plan_de
+    from sama_model.skills.subtitle.de import plan as plan_de
 
     ctx = de_ctx("The red square will reach the green zone.",
                  [("object_tracker", {"video": "Update", "query": "red"}, {"tracks": []}),
