@@ -66,6 +66,7 @@ class Bench:
         self.sg = create_backend("scene_graph", "lite", shared=False)
         self.tr = create_backend("object_tracker", "lite", shared=False)
         self.mo = create_backend("motion_analyzer", "lite", shared=False)
+        self.fx = create_backend("manipulation_detector", "lite", shared=False)
         self.sim = create_backend("visual_similarity", "lite", shared=False)
         self.timer = Timer()
 
@@ -223,8 +224,8 @@ class Bench:
     def run_fd(self, samples: list[dict]) -> dict:
         ans, by_kind = [], defaultdict(list)
         for s in samples:
-            sc = [self.timer("motion_analyzer.analyze", self.mo.analyze, self.clip(s, lab)).get("manipulation", {})
-                  .get("score", 0.0) for lab in ("Video A", "Video B")]
+            sc = [self.timer("manipulation_detector.detect", self.fx.detect, self.clip(s, lab)).get("score", 0.0)
+                  for lab in ("Video A", "Video B")]
             ok = "AB"[int(np.argmax(sc))] == s["answer"]
             ans.append(ok)
             by_kind[s["meta"]["manipulation"]["type"]].append(ok)

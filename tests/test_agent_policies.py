@@ -49,7 +49,7 @@ def test_fd_inconsistency(tmp_path, question, expected):
 @pytest.mark.parametrize("question,expected", [("Which video has been manipulated?", "A"),
                                                ("Which video is real?", "B")])
 def test_fd_manipulation_score_decides_when_every_video_has_one(question, expected):
-    """The analyser's manipulation score outranks the reader/grounding inconsistency (which
+    """The detector's manipulation score outranks the reader/grounding inconsistency (which
     favours Video 2 here); the inconsistency only breaks exact ties."""
     from sama_model.memory import EvidenceMemory
     from sama_model.skills.context import PolicyContext
@@ -67,8 +67,8 @@ def test_fd_manipulation_score_decides_when_every_video_has_one(question, expect
         mem.add(ToolResult("video_reader", {"video": "Video 2", "query": ARTIFACT_QUERY},
                            data={"answer": "There is flickering."}, videos=["Video 2"], call_id="r"), 1)
         for i, (v, score) in enumerate(manip.items()):
-            mem.add(ToolResult("motion_analyzer", {"video": v, "next_video": None},
-                               data={"manipulation": {"score": score}}, videos=[v], call_id=f"m{i}"), 1)
+            mem.add(ToolResult("manipulation_detector", {"video": v},
+                               data={"score": score}, videos=[v], call_id=f"m{i}"), 1)
         q = AgentQuestion("q", question, opts, tuple(VideoRef(v, f"/{v}.mp4") for v in labels))
         return PolicyContext(q, "FD", "registry", mem, set(), lambda _: 3.0, option_video_map(opts, labels))
 

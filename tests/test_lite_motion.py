@@ -207,11 +207,14 @@ def test_manipulation_score_is_calibrated_on_pinned_and_copy_move():
     assert e_cloned["score"] == e_cloned["cues"]["copy_move"] > 0.99
 
 
-def test_analyze_reports_manipulation_block():
+def test_forensics_is_its_own_backend_not_part_of_motion():
+    from sama_model.backends.lite.forensics import LiteManipulationDetector
+
     clip = make_clip(_panning_clip(T=12), fps=8.0)
-    out = LiteMotionAnalyzer().analyze(clip)
-    assert 0.0 <= out["manipulation"]["score"] <= 1.0
-    assert set(out["manipulation"]["cues"]) == {"camera_misfit", "pinned", "copy_move"}
+    out = LiteManipulationDetector().detect(clip)
+    assert 0.0 <= out["score"] <= 1.0
+    assert set(out["cues"]) == {"camera_misfit", "pinned", "copy_move"}
+    assert "manipulation" not in LiteMotionAnalyzer().analyze(clip)
 
 
 def _sized(fn_xy, fn_size, shape="circle", n=24):

@@ -185,5 +185,18 @@ class DoubleMotion:
         return {"score": float(_s(a).get("next", {}).get(Path(b.path).stem, 0.1))}
 
 
+@register_backend("manipulation_detector", "double")
+class DoubleManipulation:
+    """A scripted manipulation score ("manip"); no score when the script names none."""
+
+    thread_safe = True
+
+    def detect(self, clip, window=(None, None)):
+        count("manipulation")
+        s = _s(clip)
+        return {"score": float(s["manip"])} if "manip" in s else {"note": "no score scripted"}
+
+
 DOUBLE_ARGS = {f"backend.{t}": "double" for t in ("video_reader", "temporal_grounding", "scene_graph", "object_tracker",
-                                                  "visual_similarity", "subtitle_retriever", "motion_analyzer")}
+                                                  "visual_similarity", "subtitle_retriever", "motion_analyzer",
+                                                  "manipulation_detector")}

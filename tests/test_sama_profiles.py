@@ -11,7 +11,8 @@ def test_offline_is_the_default():
     assert (cfg.profile, cfg.planner, cfg.max_iterations, cfg.motion) == ("offline", "scripted", 10, True)
     assert {t: s.name for t, s in cfg.active_backends().items()} == {
         "video_reader": "lite", "temporal_grounding": "lite", "scene_graph": "lite", "object_tracker": "lite",
-        "visual_similarity": "lite", "subtitle_retriever": "lite", "motion_analyzer": "lite"}
+        "visual_similarity": "lite", "subtitle_retriever": "lite", "motion_analyzer": "lite",
+        "manipulation_detector": "lite"}
     assert (cfg.skills, cfg.conflict, cfg.aggregation) == (True, True, True)
 
 
@@ -28,7 +29,7 @@ def test_paper_profiles():
         "object_tracker": ("yolo", {"model": "yolov8m.pt"}),
         "visual_similarity": ("clip", {"model": "timm/vit_large_patch14_clip_224.openai"}),
         "subtitle_retriever": ("sentence_transformers", {"model": "BAAI/bge-m3"}),
-        "motion_analyzer": None}
+        "motion_analyzer": None, "manipulation_detector": None}
     ds = build_config(profile="paper-deepseek")
     assert ds.planner_options == {"model": "deepseek-v4-pro", "base_url": "https://api.deepseek.com",
                                   "api_key_env": "DEEPSEEK_API_KEY", "temperature": 0, "max_tokens": 4096}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .base import Tool, ToolArgumentError, ToolResult, function_schema
+from .manipulation_detector import ManipulationDetectorTool
 from .motion_analyzer import MotionAnalyzerTool
 from .object_tracker import ObjectTrackerTool
 from .scene_graph import SceneGraphTool
@@ -13,6 +14,6 @@ from .visual_similarity import VisualSimilarityTool
 #: tool name -> class, in the order the planners list them
 TOOL_CLASSES: dict[str, type[Tool]] = {cls.name: cls for cls in (
     VideoReaderTool, TemporalGroundingTool, SceneGraphTool, ObjectTrackerTool, VisualSimilarityTool,
-    SubtitleRetrieverTool, MotionAnalyzerTool)}
+    SubtitleRetrieverTool, MotionAnalyzerTool, ManipulationDetectorTool)}
 
 __all__ = ["Tool", "ToolArgumentError", "ToolResult", "function_schema", "TOOL_CLASSES"]

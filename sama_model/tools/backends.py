@@ -11,7 +11,7 @@ import threading
 from typing import Any, Callable
 
 TOOL_NAMES: tuple[str, ...] = ("video_reader", "temporal_grounding", "scene_graph", "object_tracker",
-                               "visual_similarity", "subtitle_retriever", "motion_analyzer")
+                               "visual_similarity", "subtitle_retriever", "motion_analyzer", "manipulation_detector")
 
 _LAZY: dict[tuple[str, str], str] = {
     # offline, classical vision + the packaged MiniLM sentence model
@@ -22,6 +22,7 @@ _LAZY: dict[tuple[str, str], str] = {
     ("visual_similarity", "lite"): "sama_model.backends.lite.similarity:LiteVisualSimilarity",
     ("subtitle_retriever", "lite"): "sama_model.backends.lite.subtitles:MiniLMSubtitleRetriever",
     ("motion_analyzer", "lite"): "sama_model.backends.lite.motion:LiteMotionAnalyzer",
+    ("manipulation_detector", "lite"): "sama_model.backends.lite.forensics:LiteManipulationDetector",
     # the paper's models
     ("video_reader", "transformers"): "sama_model.backends.models.vlm_reader:TransformersVideoReader",
     ("video_reader", "endpoint"): "sama_model.backends.models.endpoint_reader:EndpointVideoReader",

@@ -26,7 +26,6 @@ from mvx_tasks.video_decoder import VideoClip
 
 from .common import FRAME_MEMO, TRACK_FRAMES, Window, grey_small, window_indices, window_span
 from .features import content_embedding
-from .forensics import manipulation_evidence
 from .flow import GlobalMotion, camera_terms, global_motion
 from .segmentation import Segment, Segmenter, segment_indices
 from .tracker import LiteObjectTracker, Track
@@ -423,11 +422,8 @@ def _direction(net: np.ndarray) -> str:
 class LiteMotionAnalyzer:
     """Options: ``max_frames`` (frames of the window analysed), ``segments`` (camera sub-windows),
     ``pan_threshold``/``tilt_threshold`` (frame sizes per second), ``zoom_threshold`` (log-scale
-    per second), ``forensics`` (add the ``"manipulation"`` block), ``tracker`` options prefixed ``track_``.
-
-    ``analyze`` also returns ``"manipulation"`` (see :mod:`.forensics`): ``{"score": 0..1 (higher =
-    more likely edited after recording; compare two clips' scores), "cues": {"camera_misfit",
-    "pinned", "copy_move"}, "raw": {...}, "region_xywh": hint or None, "copy_offset": [dy, dx] or None}``."""
+    per second), ``tracker`` options prefixed ``track_``. Forensics is its own tool
+    (``manipulation_detector``, :mod:`.forensics`)."""
 
     def __init__(
         self,
@@ -436,10 +432,8 @@ class LiteMotionAnalyzer:
         pan_threshold: float = 0.04,
         tilt_threshold: float = 0.04,
         zoom_threshold: float = 0.04,
-        forensics: bool = True,
         **track_options: float,
     ) -> None:
-        self.forensics = bool(forensics)
         self.max_frames = int(max_frames)
         self.segments = int(segments)
         self.thresholds = {"pan": float(pan_threshold), "tilt": float(tilt_threshold), "zoom": float(zoom_threshold)}
@@ -511,12 +505,6 @@ class LiteMotionAnalyzer:
         objects = [classify_track(t, times, offsets, (w, h)) for t in self.tracker.confirmed(tracks, len(idx))]
         out = {"camera": cam, "objects": objects, "frames_used": int(len(idx)),
                "frame_times": [round(float(t), 3) for t in times], "window": window_span(clip, window)}
-        if self.forensics:
-            full = clip.window(*(window if window is not None else (None, None)))
-            out["manipulation"] = FRAME_MEMO.get(
-                clip.frames, int(full[0]) if len(full) else 0, ("forensics", int(len(full))),
-                lambda _: manipulation_evidence(clip.frames[full]),
-            )
         return out
 
     # -- continuity ----------------------------------------------------------------------------

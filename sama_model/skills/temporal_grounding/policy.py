@@ -49,7 +49,7 @@ def plan_fd(ctx: PolicyContext) -> list[ToolCall]:
     calls = []
     for v in ctx.labels:
         calls += [ctx.call("temporal_grounding", video=v, query=CHANGE_QUERY),
-                  ctx.call("video_reader", video=v, query=ARTIFACT_QUERY), ctx.call("motion_analyzer", video=v)]
+                  ctx.call("video_reader", video=v, query=ARTIFACT_QUERY), ctx.call("manipulation_detector", video=v)]
         span = _top_span(ctx, v)
         if span is not None:  # hints must be verified by the reader
             calls.append(ctx.call("video_reader", video=v, query=ARTIFACT_QUERY, start=float(span["start"]),
@@ -69,18 +69,14 @@ def inconsistency(ctx: PolicyContext, video: str) -> float:
 
 
 def manipulation_score(ctx: PolicyContext, video: str) -> float | None:
-    """Evidence key: motion_analyzer data["manipulation"]["score"] (whole video), when the
-    analyzer's backend reports one; None otherwise."""
-    d = ctx.latest("motion_analyzer", video, next_video=None)
-    m = (d or {}).get("manipulation")
-    if isinstance(m, dict) and m.get("score") is not None:
-        return float(m["score"])
-    return None
+    """Evidence key: manipulation_detector data["score"] (whole video); None without one."""
+    d = ctx.latest("manipulation_detector", video)
+    return float(d["score"]) if d and d.get("score") is not None else None
 
 
 def decide_fd(ctx: PolicyContext) -> Decision:
     """The video with the most inconsistency evidence is the manipulated one (the least, when the
-    question asks for the real video). When the motion analyzer scores manipulation for every
+    question asks for the real video). When the manipulation detector scores every
     video, that score decides and the grounding/reader inconsistency only breaks exact ties
     (scaled under one unit: the two scores have different scales). Ties go to the first video
     (stated rule)."""

@@ -1,0 +1,33 @@
+"""manipulation_detector: evidence that part of a video was edited after recording (forensics).
+
+Beyond the paper's six tools, like motion_analyzer; the offline profile serves it with the lite
+backend (classical cues, no weights: :mod:`sama_model.backends.lite.forensics`). Only questions
+about manipulation call it (the FD procedure of the temporal_grounding skill).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Tool, fmt_window, with_sampling
+
+
+class ManipulationDetectorTool(Tool):
+    name = "manipulation_detector"
+
+    def forward(self, video: str, start: float | None = None, end: float | None = None) -> dict[str, Any]:
+        """Score how likely one video was manipulated after recording (spliced, frozen, pasted-on or cloned
+        regions), 0-1, with the separate cues. Call it only when the question asks whether a video is
+        fake, forged, tampered, edited or manipulated; compare the scores of the videos.
+
+        Args:
+            video: Label of the video to examine, e.g. "Video 1".
+            start: Window start in seconds; null for the beginning.
+            end: Window end in seconds; null for the end.
+        """
+        clip = self.videos.clip(video, *self.window(start, end))
+        return with_sampling(self.call_backend("detect", clip, self.window(start, end)), clip)
+
+    def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
+        cues = ", ".join(f"{k} {float(v):.2f}" for k, v in (data.get("cues") or {}).items())
+        return f"{args['video']} ({fmt_window(args)}): manipulation score {float(data.get('score', 0.0)):.3f}" + \
+            (f" (cues: {cues})" if cues else "")
