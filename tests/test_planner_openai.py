@@ -54,7 +54,7 @@ def test_openai_planner_full_loop(tmp_path, monkeypatch, cnt_question):
     assert [r["tool_choice"] for r in ep.requests] == ["auto"] * 4 + ["none"]
     names = [t["function"]["name"] for t in ep.requests[0]["tools"]]
     assert names == ["video_reader", "temporal_grounding", "scene_graph", "object_tracker", "visual_similarity",
-                     "subtitle_retriever", "motion_analyzer", "final_answer"]
+                     "subtitle_retriever", "motion_analyzer", "manipulation_detector", "final_answer"]
     assert ep.headers[0]["authorization"] == f"Bearer {KEY}"
     # skills are in the system context; the second turn sees the memory with the verified count
     assert "## Skill: meta_planner" in ep.requests[0]["messages"][0]["content"]
@@ -151,7 +151,7 @@ def test_skills_off_leaves_tool_descriptions_only(tmp_path, monkeypatch, cnt_que
         _agent(tmp_path, ep.base_url, monkeypatch, skills="off").answer(cnt_question)
     system = ep.requests[0]["messages"][0]["content"]
     assert "Skill:" not in system and "Question type:" not in ep.requests[0]["messages"][1]["content"]
-    assert len(ep.requests[0]["tools"]) == 8
+    assert len(ep.requests[0]["tools"]) == 9
 
 
 def test_missing_key_without_base_url_is_a_config_error(monkeypatch):
