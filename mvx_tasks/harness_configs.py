@@ -38,6 +38,8 @@ SYNTH_GROUPS = {"video": "mvx_synth", "frames": "mvx_synth", "agent": "mvx_synth
 #: Plugin models that the project registers through its own entry point, by class path.
 PLUGIN_MODELS = {"sama": "sama_model.adapters.lmms_eval_model.SAMA",
                  "mvx_hf_chat": "mvx_tasks.baselines.hf_chat.HFChat"}
+#: Adapters whose constructor hands its unknown keywords to an engine (checked there, not here).
+ENGINE_KWARGS = {"vllm": "vllm.LLM (e.g. limit_mm_per_prompt)"}
 #: Plugin adapters take free-form ``**model_args``; each names the function that validates them.
 PLUGIN_VALIDATORS = {"sama": "sama_model.profiles:build_config"}
 #: Adapter arguments that set frames per video (each adapter names it its own way).
@@ -220,6 +222,8 @@ def resolve_model(cfg: HarnessConfig) -> ModelCheck:
     if open_chain:
         return ModelCheck(cfg.model, class_path, registered, False, "constructor takes any keyword")
     bad = sorted(set(cfg.model_args) - names)
+    if bad and cfg.model in ENGINE_KWARGS:
+        return ModelCheck(cfg.model, class_path, registered, True, f"{bad} go to {ENGINE_KWARGS[cfg.model]}")
     if bad:
         raise ConfigError(f"{cfg.path}: {class_path} does not accept model_args {bad}; it takes {sorted(names)}")
     return ModelCheck(cfg.model, class_path, registered, True)
@@ -242,6 +246,8 @@ def local_args(cfg: HarnessConfig, pretrained: str | Path, device: str | None = 
     args = dict(cfg.model_args)
     key = "model" if "model" in args and "pretrained" not in args else "pretrained"
     args[key] = str(pretrained)
+    if Path(pretrained).is_dir():
+        args.pop("revision", None)  # a hub revision means nothing for a local folder
     if device == "cpu":
         names, open_chain = accepted_args(resolve_adapter_class(cfg))
         for k, v in CPU_ARGS.items():

@@ -53,6 +53,7 @@ class HFChat(lmms):
     def __init__(self, pretrained: str, frames_per_video: int | str = 8, video_input: str = "auto",
                  device: str | None = None, device_map: str | None = None, dtype: str = "auto",
                  attn_implementation: str | None = None, trust_remote_code: bool | str = False,
+                 revision: str | None = None, lora_subfolder: str | None = None,
                  max_side: int | str | None = None, batch_size: int | str = 1,
                  max_batch_size: int | str | None = None) -> None:
         # No **kwargs: a misspelt model_arg fails at load (and in the config check), never silently.
@@ -72,11 +73,14 @@ class HFChat(lmms):
             device_map = "auto" if device.startswith("cuda") else device
         if dtype == "auto":
             dtype = "bfloat16" if device.startswith("cuda") else "float32"
-        load = {"dtype": getattr(torch, dtype), "device_map": device_map, "trust_remote_code": remote}
+        hub = {"trust_remote_code": remote, **({"revision": revision} if revision else {})}
+        load = {"dtype": getattr(torch, dtype), "device_map": device_map, **hub}
         if attn_implementation not in (None, "", "None"):
             load["attn_implementation"] = attn_implementation
-        self.processor = AutoProcessor.from_pretrained(pretrained, trust_remote_code=remote)
+        self.processor = AutoProcessor.from_pretrained(pretrained, **hub)
         self._model = self._load_model(pretrained, load)
+        if lora_subfolder:  # e.g. Phi-4-multimodal's vision-lora: without it the base model answers poorly
+            self._model = self._merge_lora(self._model, pretrained, lora_subfolder, revision)
         self._device = self._model.device
         self.video_input = self._choose_video_input(str(video_input))
         self.inline = {kind: self._inline_placeholder(kind) for kind in ("image", "video")}
@@ -95,6 +99,16 @@ class HFChat(lmms):
                 raise
             return AutoModelForCausalLM.from_pretrained(pretrained, **load).eval()
 
+    @staticmethod
+    def _merge_lora(model, pretrained: str, subfolder: str, revision: str | None):
+        """Apply a PEFT LoRA from ``<pretrained>/<subfolder>`` and merge it into the weights. Through peft
+        itself: transformers' ``load_adapter`` refuses the installed peft (it asks for >= 0.22, which PyPI
+        does not have)."""
+        from peft import PeftModel
+
+        extra = {"revision": revision} if revision else {}
+        return PeftModel.from_pretrained(model, pretrained, subfolder=subfolder, **extra).merge_and_unload().eval()
+
     @property
     def model(self):
         return self._model
@@ -107,9 +121,14 @@ class HFChat(lmms):
     def batch_size(self) -> int:
         return self.batch_size_per_gpu
 
+    def _template(self, messages: list[dict[str, Any]]) -> str:
+        """The processor's chat template, else the tokenizer's (Phi-4-multimodal's processor loads without
+        its own, while the tokenizer carries it)."""
+        owner = self.processor if getattr(self.processor, "chat_template", None) else self.processor.tokenizer
+        return owner.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
     def _render(self, content: list[dict[str, Any]]) -> str:
-        return self.processor.apply_chat_template([{"role": "user", "content": content}], tokenize=False,
-                                                  add_generation_prompt=True)
+        return self._template([{"role": "user", "content": content}])
 
     def _placeholder(self, kind: str) -> str:
         """What the chat template writes for one ``kind`` item ('' when it ignores the kind)."""
@@ -179,8 +198,7 @@ class HFChat(lmms):
             if any(self.inline.get(i["type"]) for i in items if i["type"] != "text"):
                 items = [{"type": "text", "text": self._inline_text(items)}]
             hf_messages.append({"role": msg.get("role", "user"), "content": items})
-        text = self.processor.apply_chat_template(hf_messages, tokenize=False, add_generation_prompt=True)
-        return text, images, videos
+        return self._template(hf_messages), images, videos
 
     def _inline_text(self, items: list[dict[str, Any]]) -> str:
         parts = []

@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,11 +38,9 @@ PROBE_TASK = {"video": "mvx_probe", "frames": "mvx_probe_frames", "agent": "mvx_
 
 def builders() -> dict[str, Callable[..., Path]]:
     """Tiny-model builders by transformers ``model_type`` (a config's ``architecture``)."""
-    from . import tiny_models as T
+    from .tiny_models import BUILDERS
 
-    return {"qwen2_5_vl": T.build_tiny_qwen2_5_vl, "qwen3_vl": T.build_tiny_qwen3_vl, "gemma3": T.build_tiny_gemma3,
-            "llava_onevision": T.build_tiny_llava_onevision, "idefics3": T.build_tiny_idefics3,
-            "internvl": T.build_tiny_internvl, "llava": T.build_tiny_pixtral}
+    return BUILDERS
 
 
 def offline_reason(cfg: HarnessConfig) -> str | None:
@@ -69,8 +68,6 @@ def tiny_model(architecture: str, cache: str | Path) -> Path:
     try:
         tmp.rename(root)
     except OSError:  # built concurrently by another process
-        import shutil
-
         shutil.rmtree(tmp, ignore_errors=True)
     return root
 
@@ -218,6 +215,38 @@ def analyse(records: list[dict[str, Any]], samples: list[Any]) -> list[QuestionS
     return seen
 
 
+#: Adapters whose request messages can be built offline (the engine or API they call cannot).
+MESSAGE_ADAPTERS = ("vllm", "openai")
+
+
+def check_messages(cfg: HarnessConfig, probe: Path, samples: list[Any]) -> list[QuestionSeen]:
+    """What a vLLM or API config would send, as far as offline allows: each probe question's task
+    messages through lmms-eval's own ``to_openai_messages`` (which both adapters use), judged like a
+    processor call (labels next to their frames, frames per video)."""
+    from lmms_eval.protocol import ChatMessages
+
+    from .. import harness
+
+    saved = {k: os.environ.get(k) for k in ("MVX_PROBE_DATA", "MVX_FRAMES_PER_VIDEO")}
+    os.environ.update({"MVX_PROBE_DATA": str(probe), **run_env(cfg)})
+    try:
+        build = harness.frames_doc_to_messages if cfg.route == "frames" else harness.doc_to_messages
+        records = []
+        for doc in harness.task_docs("probe", "PRB"):
+            parts = []
+            for message in ChatMessages(messages=build(doc)).to_openai_messages():
+                for item in message["content"]:
+                    parts.append(item["text"] if item["type"] == "text" else "<IMG>")
+            records.append({"text": "".join(parts), "image_token": "<IMG>", "video_frames": []})
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return analyse(records, samples)
+
+
 def _read_run(out: Path, task: str, n_questions: int) -> tuple[bool, str, str | None]:
     """(ran, why not, results file): every question answered without a recorded failure."""
     found = sorted(out.rglob("*_results.json"), key=lambda p: p.stat().st_mtime)
@@ -256,6 +285,8 @@ def check_routes(configs: Sequence[HarnessConfig], work: str | Path, *, cache: s
                           expected_frames=min(cfg.frames_per_video, PROBE_CLIP_FRAMES))
         results.append(res)
         if why:
+            if cfg.model in MESSAGE_ADAPTERS:
+                res.questions = check_messages(cfg, probe, samples)
             continue
         folder = tiny_model(cfg.architecture, cache)
         if save_dir:
@@ -270,6 +301,7 @@ def check_routes(configs: Sequence[HarnessConfig], work: str | Path, *, cache: s
         plan.append({"name": cfg.name, "folder": str(folder), "argv": cmd[3:], "spy": str(work / f"{cfg.name}.spy.jsonl"),
                      "env": {**run_env(cfg), "MVX_PROBE_DATA": str(probe), "HF_HUB_OFFLINE": "1"}})
         Path(plan[-1]["spy"]).unlink(missing_ok=True)
+        shutil.rmtree(work / "runs" / cfg.name, ignore_errors=True)  # judge this run's files only
     if plan:
         (work / "plan.json").write_text(json.dumps(plan, indent=1))
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
@@ -296,8 +328,14 @@ def render(results: Sequence[RouteResult]) -> str:
             f"{'labels adjacent':<17}verdict"]
     for r in results:
         if not r.verified:
+            seen = ""
+            if r.questions:
+                frames = sorted({f for q in r.questions for f in q.frames})
+                seen = (f" (request messages: {'every video' if r.every_video else 'videos MISSING'}, "
+                        f"{'labels adjacent' if r.labels_adjacent else 'labels NOT adjacent'}, "
+                        f"frames {','.join(map(str, frames))})")
             rows.append(f"{r.name:<22}{r.model:<14}{r.route:<7}{'-':<5}{'-':<22}{'-':<14}{'-':<17}"
-                        f"route not verified offline: {r.reason}")
+                        f"route not verified offline: {r.reason}{seen}")
             continue
         vids = " ".join(f"{q.videos}/{q.expected_videos}" for q in r.questions)
         frames = sorted({f for q in r.questions for f in q.frames})
@@ -323,7 +361,8 @@ def add_routes_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_routes(args: argparse.Namespace) -> int:
-    """0 when every checkable config passes (configs that cannot be checked offline are listed, not failed)."""
+    """0 when every checkable config passes; configs that cannot run offline are listed, and fail only
+    when the request messages they would send drop a video, a label or frames."""
     try:
         cfgs = [c for c in load_configs(args.configs or [CONFIG_DIR]) if c.route != "agent"]
     except ConfigError as exc:
@@ -333,7 +372,8 @@ def cmd_routes(args: argparse.Namespace) -> int:
     print(render(results))
     if args.json:
         Path(args.json).write_text(json.dumps([r.to_dict() for r in results], indent=1))
-    bad = [r.name for r in results if r.verified and not r.ok]
+    bad = [r.name for r in results if (r.verified and not r.ok)
+           or (r.questions and not (r.every_video and r.labels_adjacent and r.frames_ok))]
     if bad:
         print(f"error: route check failed for {', '.join(bad)}; worker log: {Path(args.work) / 'worker.log'}",
               file=sys.stderr)

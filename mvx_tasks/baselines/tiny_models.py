@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["QWEN_CHAT_TEMPLATE", "QWEN_SPECIAL_TOKENS", "train_byte_bpe", "build_tiny_qwen2_5_vl", "build_tiny_qwen3_vl",
+__all__ = ["QWEN_CHAT_TEMPLATE", "QWEN_SPECIAL_TOKENS", "train_byte_bpe", "build_tiny_qwen2_5_vl", "build_tiny_qwen3_vl", "build_tiny_qwen3_5",
            "build_tiny_gemma3", "build_tiny_llava_onevision", "build_tiny_idefics3", "build_tiny_internvl",
-           "build_tiny_pixtral", "BUILDERS", "build_tiny"]
+           "build_tiny_pixtral", "build_tiny_phi4_multimodal", "BUILDERS"]
 
 # Qwen2-VL / Qwen2.5-VL chat template (the upstream one, trimmed of tool calls): video items render
 # as <|vision_start|><|video_pad|><|vision_end|> and images as <|vision_start|><|image_pad|><|vision_end|>.
@@ -113,6 +113,29 @@ def _qwen_tokenizer():
     return tokenizer, {t: tokenizer.convert_tokens_to_ids(t) for t in QWEN_SPECIAL_TOKENS}
 
 
+def _qwen3_processor():
+    """Qwen3-VL's processor (also Qwen3.5's): patch 16, timestamps from the video metadata."""
+    from transformers import Qwen2VLImageProcessor, Qwen3VLProcessor
+    from transformers.models.qwen3_vl.video_processing_qwen3_vl import Qwen3VLVideoProcessor
+
+    tokenizer, ids = _qwen_tokenizer()
+    pixels = {"shortest_edge": 64 * 64, "longest_edge": 128 * 128}
+    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(size=pixels, patch_size=16), tokenizer=tokenizer,
+                                 video_processor=Qwen3VLVideoProcessor(size=pixels, patch_size=16),
+                                 chat_template=QWEN_CHAT_TEMPLATE)
+    return processor, tokenizer, ids
+
+
+_QWEN3_VISION = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64, patch_size=16,
+                     num_position_embeddings=64)
+_QWEN3_ROPE = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3], "mrope_interleaved": True}
+
+
+def _qwen_ids(ids: dict[str, int]) -> dict[str, int]:
+    return dict(image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+                vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
+
+
 def build_tiny_qwen3_vl(folder: str | Path, *, seed: int = 0) -> Path:
     """Save a tiny random Qwen3-VL (2 text layers, hidden 64, 2-block vision tower, patch 16) to ``folder``.
 
@@ -120,35 +143,36 @@ def build_tiny_qwen3_vl(folder: str | Path, *, seed: int = 0) -> Path:
     pair's timestamp ("<1.3 seconds>") into the prompt from the video metadata it is given.
     """
     import torch
-    from transformers import (Qwen2VLImageProcessor, Qwen3VLConfig, Qwen3VLForConditionalGeneration,
-                              Qwen3VLProcessor)
-    from transformers.models.qwen3_vl.video_processing_qwen3_vl import Qwen3VLVideoProcessor
+    from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    tokenizer, ids = _qwen_tokenizer()
-    pixels = {"shortest_edge": 64 * 64, "longest_edge": 128 * 128}
-    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(size=pixels, patch_size=16), tokenizer=tokenizer,
-                                 video_processor=Qwen3VLVideoProcessor(size=pixels, patch_size=16),
-                                 chat_template=QWEN_CHAT_TEMPLATE)
+    processor, tokenizer, ids = _qwen3_processor()
     config = Qwen3VLConfig(
-        text_config=dict(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-                         rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3],
-                                          "mrope_interleaved": True}),
-        vision_config=dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64,
-                           patch_size=16, num_position_embeddings=64, deepstack_visual_indexes=[1]),
-        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
+        text_config=_text_config(len(tokenizer), rope_parameters=_QWEN3_ROPE),
+        vision_config=dict(_QWEN3_VISION, deepstack_visual_indexes=[1]), **_qwen_ids(ids))
     torch.manual_seed(seed)
     model = Qwen3VLForConditionalGeneration(config).eval()
-    model.generation_config.eos_token_id = ids["<|im_end|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
-    return folder
+    return _save(folder, model, processor, ids["<|im_end|>"], ids["<|endoftext|>"])
 
 
+def build_tiny_qwen3_5(folder: str | Path, *, seed: int = 0) -> Path:
+    """Save a tiny random Qwen3.5 (Qwen3.6's architecture: one linear-attention and one full-attention
+    layer, hidden 64) with Qwen3-VL's processor to ``folder``."""
+    import torch
+    from transformers import Qwen3_5Config, Qwen3_5ForConditionalGeneration
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    processor, tokenizer, ids = _qwen3_processor()
+    text = _text_config(len(tokenizer), rope_parameters=dict(_QWEN3_ROPE, partial_rotary_factor=1.0),
+                        layer_types=["linear_attention", "full_attention"], linear_conv_kernel_dim=4,
+                        linear_key_head_dim=16, linear_value_head_dim=16, linear_num_key_heads=2,
+                        linear_num_value_heads=4)
+    config = Qwen3_5Config(text_config=text, vision_config=dict(_QWEN3_VISION), **_qwen_ids(ids))
+    torch.manual_seed(seed)
+    model = Qwen3_5ForConditionalGeneration(config).eval()
+    return _save(folder, model, processor, ids["<|im_end|>"], ids["<|endoftext|>"])
 
 
 def _save(folder: Path, model, processor, eos_id: int, pad_id: int) -> Path:
@@ -351,3 +375,62 @@ def build_tiny_pixtral(folder: str | Path, *, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     model = LlavaForConditionalGeneration(config).eval()
     return _save(folder, model, processor, ids["</s>"], ids["<unk>"])
+
+
+# Phi-4-multimodal, HF format (microsoft/Phi-4-multimodal-instruct at revision refs/pr/70): <|image|> where it stands.
+PHI4_CHAT_TEMPLATE = (
+    "{% for message in messages %}{{ '<|' + message['role'] + '|>' }}"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}{% for content in message['content'] %}"
+    "{% if content['type'] == 'image' %}{{ '<|image|>' }}{% elif content['type'] == 'audio' %}{{ '<|audio|>' }}"
+    "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}{% endfor %}{% endif %}{{ '<|end|>' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>' }}{% endif %}"
+)
+
+
+def build_tiny_phi4_multimodal(folder: str | Path, *, seed: int = 0) -> Path:
+    """Phi-4-multimodal (``Phi4MultimodalForCausalLM``, native): Phi-3 text, SigLIP at the processor's fixed
+    448 px / patch 14 geometry (1 layer, 32 wide), one crop per image, a 1-block audio encoder."""
+    import torch
+    from transformers import (Phi4MultimodalConfig, Phi4MultimodalFeatureExtractor, Phi4MultimodalForCausalLM,
+                              Phi4MultimodalImageProcessor, Phi4MultimodalProcessor)
+
+    folder = Path(folder)
+    special = ["<|endoftext|>", "<|user|>", "<|assistant|>", "<|system|>", "<|end|>", "<|image|>", "<|audio|>"]
+    tok = train_byte_bpe(special, named={"image_token": "<|image|>", "audio_token": "<|audio|>"})
+    tok.add_special_tokens({"bos_token": "<|endoftext|>", "eos_token": "<|end|>", "pad_token": "<|endoftext|>"})
+    tok.chat_template = PHI4_CHAT_TEMPLATE
+    ids = {t: tok.convert_tokens_to_ids(t) for t in special}
+    processor = Phi4MultimodalProcessor(image_processor=Phi4MultimodalImageProcessor(dynamic_hd=1),
+                                        audio_processor=Phi4MultimodalFeatureExtractor(), tokenizer=tok,
+                                        chat_template=PHI4_CHAT_TEMPLATE)
+    text = _text_config(len(tok))
+    text.pop("head_dim")
+    config = Phi4MultimodalConfig(
+        **text, bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|end|>"], pad_token_id=ids["<|endoftext|>"],
+        vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                           image_token_id=ids["<|image|>"]),
+        audio_config=dict(hidden_size=32, intermediate_size=64, num_blocks=1, num_attention_heads=2,
+                          ext_pw_out_channel=32, depthwise_separable_out_channel=32, nemo_conv_channels=32,
+                          audio_token_id=ids["<|audio|>"]))
+    torch.manual_seed(seed)
+    model = Phi4MultimodalForCausalLM(config).eval()
+    _save(folder, model, processor, ids["<|end|>"], ids["<|endoftext|>"])
+    _save_lora(model, folder / "vision-lora")
+    return folder
+
+
+def _save_lora(model, folder: Path) -> None:
+    """A PEFT LoRA on the text layers (the layout of Phi-4-multimodal's ``vision-lora`` folder), so the
+    route check loads and activates an adapter as a real run does."""
+    from peft import LoraConfig, get_peft_model
+
+    peft_model = get_peft_model(model, LoraConfig(r=2, lora_alpha=4, target_modules=["qkv_proj", "o_proj"]))
+    peft_model.save_pretrained(folder)
+
+
+#: Tiny builders by transformers ``model_type`` (a harness config's ``architecture``).
+BUILDERS: dict[str, Callable[..., Path]] = {
+    "qwen2_5_vl": build_tiny_qwen2_5_vl, "qwen3_vl": build_tiny_qwen3_vl, "qwen3_5": build_tiny_qwen3_5,
+    "gemma3": build_tiny_gemma3, "llava_onevision": build_tiny_llava_onevision, "idefics3": build_tiny_idefics3,
+    "internvl": build_tiny_internvl, "llava": build_tiny_pixtral, "phi4_multimodal": build_tiny_phi4_multimodal,
+}
