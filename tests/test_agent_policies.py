@@ -301,7 +301,7 @@ def test_option_video_map_and_counting_parse():
         "A": ["Video A"], "B": ["Video B"], "C": ["Video AB"], "D": []}
     assert option_video_map({"A": "2, 1, 3", "B": "B then A"}, ["Clip 1", "Clip 2", "Clip 3"]) == {
         "A": ["Clip 2", "Clip 1", "Clip 3"], "B": []}
-    assert counting_target("Which video has fewer red cars than the reference?") == "car"
+    assert counting_target("Which video has fewer red cars than the reference?") == "red car"
     assert counting_target("How many people are dancing?") == "person"
     assert [counting_relation(x) for x in ("same number of", "more dogs", "fewer dogs")] == ["eq", "gt", "lt"]
 

@@ -17,6 +17,7 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import TRACK_FRAMES, Query, Window, median_int, parse_query, window_indices, window_span
 from .features import style_stats
 from .motion import LiteMotionAnalyzer
+from .movers import is_generic, mover_counts
 from .segmentation import Segment, dominant_color, palette, segment_indices
 
 
@@ -220,6 +221,15 @@ class LiteVideoReader:
 
     def read(self, clip: VideoClip, query: str, window: Window = (None, None), n_frames: int = 8) -> dict:
         q = parse_query(query)
+        if "count" in q.kinds and is_generic(q):
+            # things named without colour or shape: objects moving on their own; the colour/shape
+            # description (segmentation of every sampled frame) is not needed for that answer
+            got = mover_counts(clip, window)
+            near = f" ({len(got['near_threshold'])} near the cut-off)" if got["near_threshold"] else ""
+            answer = f"{got['count']} moving objects (tracked, moving on their own){near}."
+            return {"answer": answer, "window": window_span(clip, window), "frames_used": got["frames_used"],
+                    "frame_times": got["frame_times"], "text": answer,
+                    "description": {"moving_objects": got["count"], "near_threshold": got["near_threshold"]}}
         desc = self.describe(clip, window, n_frames)
         return {
             "answer": self.answer(desc, q),

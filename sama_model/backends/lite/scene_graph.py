@@ -15,6 +15,7 @@ import numpy as np
 from mvx_tasks.video_decoder import VideoClip
 
 from .common import Window, median_int, parse_query, window_indices, window_span
+from .movers import is_generic, mover_counts
 from .segmentation import Segment, Segmenter, box_iou, segment_indices
 
 
@@ -43,6 +44,8 @@ class LiteSceneGraph:
 
     def graph(self, clip: VideoClip, query: str = "", window: Window = (None, None), n_frames: int = 8) -> dict:
         q = parse_query(query)
+        if is_generic(q):
+            return self._movers_graph(clip, window)
         idx = window_indices(clip, window, max(1, int(n_frames)))
         per_frame = segment_indices(clip.frames, idx, self.segmenter)
         h, w = clip.frames.shape[1:3]
@@ -83,6 +86,23 @@ class LiteSceneGraph:
             "window": window_span(clip, window),
             "query_filter": q.target or None,
         }
+
+
+    @staticmethod
+    def _movers_graph(clip: VideoClip, window: Window) -> dict:
+        """Things named without colour or shape: per frame, the objects moving on their own (their
+        boxes from the shared motion tracks); the count is the number of such objects."""
+        got = mover_counts(clip, window)
+        frames: dict[float, list] = {}
+        for t in got["tracks"]:
+            for tm, box in zip(t["times"], t["boxes"]):
+                frames.setdefault(tm, []).append({"id": t["id"], "label": "moving object", "box": box,
+                                                  "score": 1.0, "color": t["color"], "attributes": {}})
+        return {"frames": [{"t": tm, "objects": objs, "relations": []} for tm, objs in sorted(frames.items())],
+                "counts": {"moving object": got["count"]}, "counts_by_name": {}, "total": got["count"],
+                "near_threshold": got["near_threshold"], "frames_used": got["frames_used"],
+                "window": window_span(clip, window), "query_filter": "moving object",
+                "method": "motion (camera-compensated background subtraction)"}
 
 
 def _median_counts(per_frame: list[Counter]) -> dict[str, int]:

@@ -63,6 +63,49 @@ class Track:
         return c[-1] + v * (step - self.steps[-1])
 
 
+def _cost(track: Track, seg: Segment, step: int, diag: float, gate: float) -> float:
+    """Association cost: predicted-centroid distance in object sizes, colour, size change, box overlap."""
+    last = track.segments[-1]
+    size = max(np.sqrt(last.area), np.sqrt(seg.area), 0.02 * diag)
+    d_pred = float(np.linalg.norm(track.predict(step) - np.asarray(seg.centroid))) / size
+    d_last = float(np.linalg.norm(np.asarray(last.centroid) - np.asarray(seg.centroid))) / size
+    d = min(d_pred, d_last + 0.25)
+    colour = float(np.linalg.norm(np.subtract(last.rgb, seg.rgb))) / 100.0
+    size_change = abs(float(np.log(max(seg.area, 1.0) / max(last.area, 1.0))))
+    if d > gate * (1 + 0.5 * (step - track.steps[-1] - 1)) or colour > 1.2 or size_change > 1.2:
+        return _BIG
+    return d + colour + 0.5 * size_change + 0.5 * (1.0 - box_iou(last.box, seg.box))
+
+
+def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gate: float = 2.5) -> list[Track]:
+    """Objects of consecutive sampled frames linked into tracks (Hungarian matching on
+    :func:`_cost`; a track survives ``max_gap`` missed frames); ids in order of first appearance."""
+    active: list[Track] = []
+    done: list[Track] = []
+    for step, segs in enumerate(per_frame):
+        still = []
+        for t in active:
+            (still if step - t.steps[-1] <= max_gap + 1 else done).append(t)
+        active = still
+        matched: set[int] = set()
+        if active and segs:
+            cost = np.array([[_cost(t, s, step, diag, gate) for s in segs] for t in active])
+            rows, cols = linear_sum_assignment(cost)
+            for r, c in zip(rows, cols):
+                if cost[r, c] < _BIG:
+                    active[r].steps.append(step)
+                    active[r].segments.append(segs[c])
+                    matched.add(int(c))
+        for j, s in enumerate(segs):
+            if j not in matched:
+                active.append(Track(id=-1, steps=[step], segments=[s]))
+    tracks = done + active
+    tracks.sort(key=lambda t: (t.steps[0], t.segments[0].centroid[0], t.segments[0].centroid[1]))
+    for i, t in enumerate(tracks, 1):
+        t.id = i
+    return tracks
+
+
 class LiteObjectTracker:
     """Options: ``max_frames`` (frames of the window used), ``max_gap`` (frames a track may miss),
     ``min_track_frames`` (shortest track counted), ``gate`` (largest centroid jump, in object
@@ -84,48 +127,12 @@ class LiteObjectTracker:
         self.gate = float(gate)
         self.segmenter = Segmenter(**{k[4:]: v for k, v in seg_options.items() if k.startswith("seg_")})
 
-    # -- association ---------------------------------------------------------------------------
-    def _cost(self, track: Track, seg: Segment, step: int, diag: float) -> float:
-        last = track.segments[-1]
-        size = max(np.sqrt(last.area), np.sqrt(seg.area), 0.02 * diag)
-        d_pred = float(np.linalg.norm(track.predict(step) - np.asarray(seg.centroid))) / size
-        d_last = float(np.linalg.norm(np.asarray(last.centroid) - np.asarray(seg.centroid))) / size
-        d = min(d_pred, d_last + 0.25)
-        colour = float(np.linalg.norm(np.subtract(last.rgb, seg.rgb))) / 100.0
-        size_change = abs(float(np.log(max(seg.area, 1.0) / max(last.area, 1.0))))
-        if d > self.gate * (1 + 0.5 * (step - track.steps[-1] - 1)) or colour > 1.2 or size_change > 1.2:
-            return _BIG
-        return d + colour + 0.5 * size_change + 0.5 * (1.0 - box_iou(last.box, seg.box))
-
     def tracks_for(self, clip: VideoClip, window: Window = (None, None)) -> tuple[list[Track], np.ndarray, np.ndarray]:
         """All tracks of the window (no filtering), the sampled frame indices and their times."""
         idx = window_indices(clip, window, self.max_frames)
         per_frame = segment_indices(clip.frames, idx, self.segmenter)
         h, w = clip.frames.shape[1:3]
-        diag = float(np.hypot(h, w))
-        active: list[Track] = []
-        done: list[Track] = []
-        for step, segs in enumerate(per_frame):
-            still = []
-            for t in active:
-                (still if step - t.steps[-1] <= self.max_gap + 1 else done).append(t)
-            active = still
-            matched: set[int] = set()
-            if active and segs:
-                cost = np.array([[self._cost(t, s, step, diag) for s in segs] for t in active])
-                rows, cols = linear_sum_assignment(cost)
-                for r, c in zip(rows, cols):
-                    if cost[r, c] < _BIG:
-                        active[r].steps.append(step)
-                        active[r].segments.append(segs[c])
-                        matched.add(int(c))
-            for j, s in enumerate(segs):
-                if j not in matched:
-                    active.append(Track(id=-1, steps=[step], segments=[s]))
-        tracks = done + active
-        tracks.sort(key=lambda t: (t.steps[0], t.segments[0].centroid[0], t.segments[0].centroid[1]))
-        for i, t in enumerate(tracks, 1):
-            t.id = i
+        tracks = associate(per_frame, float(np.hypot(h, w)), self.max_gap, self.gate)
         return tracks, idx, clip.timestamps[idx]
 
     def min_length(self, n_steps: int) -> int:
@@ -140,7 +147,15 @@ class LiteObjectTracker:
 
     # -- contract ------------------------------------------------------------------------------
     def track(self, clip: VideoClip, query: str = "", window: Window = (None, None)) -> dict:
+        from .movers import is_generic, mover_counts  # movers builds on this module's association
+
         q = parse_query(query)
+        if is_generic(q):  # things named without colour or shape: objects moving on their own
+            got = mover_counts(clip, window)
+            return {"tracks": got["tracks"], "counts": {"moving object": got["count"]},
+                    "counts_by_name": {}, "near_threshold": got["near_threshold"], "frames_used": got["frames_used"],
+                    "frame_times": got["frame_times"], "window": window_span(clip, window),
+                    "query_filter": "moving object", "method": "motion (camera-compensated background subtraction)"}
         tracks, idx, times = self.tracks_for(clip, window)
         keep = self.confirmed(tracks, len(idx), q)
         counts: Counter[str] = Counter(t.label for t in keep)

@@ -14,19 +14,70 @@ _REL = [("eq", r"\b(same number|as many|equal|same count|identical number)\b"),
         ("lt", r"\b(fewer|less|smaller|lower|least)\b")]
 
 
+#: words that end the counted noun phrase (verbs, prepositions, comparison words)
+_PHRASE_END = {"are", "is", "was", "were", "does", "do", "did", "in", "on", "at", "of", "across", "over", "appear",
+               "appears", "can", "move", "moves", "moving", "travel", "travels", "there", "than", "as", "compared",
+               "that", "which", "who", "shown", "seen", "present", "each", "per", "from", "with", "to", "and", "or"}
+_DROP = {"the", "a", "an", "visible", "distinct", "different", "separate", "individual", "total", "of"}
+_PRONOUNS = {"them", "they", "these", "those", "it", "ones", "one", "such", "theirs", "each"}
+_COUNT_PATTERNS = (r"\bnumber of ([a-z][a-z -]*)", r"\bhow many ([a-z][a-z -]*)", r"\bcount (?:the |all )?([a-z][a-z -]*)",
+                   r"\b(?:more|fewer|less|as many) ([a-z][a-z -]*)", r"\bcount of ([a-z][a-z -]*)")
+
+
+def _noun_phrase(text: str) -> list[str]:
+    """The leading noun phrase of ``text``: words up to a verb/preposition, articles dropped; a
+    relative clause ("things that move") marks the thing as moving."""
+    words = text.split()
+    out: list[str] = []
+    for i, w in enumerate(words):
+        if w == "moving" and not out:  # an adjective before the noun
+            out.append(w)
+            continue
+        if w in _PHRASE_END and out:
+            verb = words[i + 1] if w in ("that", "which", "who") and i + 1 < len(words) else w
+            if verb.startswith("mov") and "moving" not in out:  # "things that move", "objects move"
+                out.insert(0, "moving")
+            break
+        if w in _PHRASE_END:  # "more than", "number of" at the start: no phrase here
+            return []
+        if w not in _DROP:
+            out.append(w)
+    return out
+
+
 def counting_target(question: str) -> str | None:
-    """The object being counted, from phrases like "number of cups" or "how many people"."""
-    q = question.lower()
-    for pat in (r"number of ([a-z][a-z ]*?)(?= as\b| than\b| in\b| compared\b| does\b| is\b|[?.,;:]|$)",
-                r"how many ([a-z][a-z ]*?)(?= are\b| does\b| do\b| in\b| appear\b| can\b|[?.,;:]|$)",
-                r"(?:more|fewer|less|as many) ([a-z][a-z ]*?)(?= than\b| as\b| in\b|[?.,;:]|$)",
-                r"count of ([a-z][a-z ]*?)(?= as\b| than\b| in\b|[?.,;:]|$)"):
-        m = re.search(pat, q)
-        if m:
-            words = [w for w in m.group(1).split() if w not in ("the", "a", "an", "visible", "distinct")]
-            if words:
-                return singular(words[-1])
-    return None
+    """The counted object as a singular noun phrase ("moving cut-out", "person", "circle"), from
+    "number of X", "how many X", "count the X", "more/fewer X"; a pronoun ("the same number of
+    them") is never a target: it refers to the phrase counted elsewhere in the question."""
+    q = re.sub(r"[^a-z -]+", " ", question.lower().replace("-", "-"))
+    found: list[tuple[int, list[str]]] = []
+    for pat in _COUNT_PATTERNS:
+        for m in re.finditer(pat, q):
+            words = _noun_phrase(m.group(1))
+            if words and words[0] not in _PRONOUNS:
+                found.append((m.start(), words))
+    if not found:
+        return None
+    words = min(found, key=lambda f: f[0])[1]
+    words = [w for w in words if w not in _PRONOUNS][:4]
+    if not words:
+        return None
+    return " ".join(words[:-1] + [singular(words[-1])])
+
+
+def plural(phrase: str) -> str:
+    """Plural of a singular noun phrase ("moving cut-out" -> "moving cut-outs", "person" -> "people")."""
+    head, _, last = phrase.rpartition(" ")
+    irregular = {"person": "people", "man": "men", "woman": "women", "child": "children", "mouse": "mice"}
+    if last in irregular:
+        word = irregular[last]
+    elif last.endswith(("s", "x", "ch", "sh")):
+        word = last + "es"
+    elif last.endswith("y") and last[-2:-1] not in "aeiou":
+        word = last[:-1] + "ies"
+    else:
+        word = last + "s"
+    return f"{head} {word}".strip()
 
 
 def counting_relation(question: str) -> str:
@@ -39,7 +90,7 @@ def counting_relation(question: str) -> str:
 
 
 def count_query(target: str | None) -> str:
-    return f"How many {target}s are visible? Answer with a number." if target else \
+    return f"How many {plural(target)} are visible? Answer with a number." if target else \
         "How many objects are visible? Answer with a number."
 
 

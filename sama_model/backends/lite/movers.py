@@ -1,0 +1,382 @@
+"""Foreground by motion: objects that move relative to the camera and the background.
+
+Why: on real footage a background is textured (grass, brick, a globe's clouds) and the camera
+moves, so colour rarity splits the background into dozens of "objects". What tells an object
+from its background is that it moves on its own. Steps, all on a small greyscale/colour copy
+(:data:`MOVER_SIDE` pixels) of at most ``max_frames`` sampled frames, so the cost is bounded by
+the frames a tool needs, not by the clip's length or resolution:
+
+1. **Camera** (:func:`camera_chain`): a similarity transform between consecutive sampled frames,
+   fitted robustly on tracked corners (:mod:`.flow`); moving objects are its outliers.
+2. **Background subtraction** (:func:`foreground_masks`): each frame is compared with its
+   neighbours :data:`NEIGHBOUR_STEPS` sampled frames away, warped into its coordinates; a pixel
+   is foreground when it differs from most of them (the second smallest difference), so a
+   place an object has just left (a ghost, different from one neighbour only) is not. The
+   threshold adapts to the frame's own residual (codec noise, wind in the grass).
+3. **Tracks** (:func:`mover_tracks`): connected foreground regions, associated across frames by
+   the tracker's Hungarian matching; tracks that persist (:data:`MIN_TRACK_SHARE` of the frames)
+   are the independently moving objects. Per step, the object's own rotation and scale are
+   fitted on corners tracked inside it (a textured cut-out spinning or pulsing in place).
+
+Colour and shape names are computed for each region (cheaply, from its pixels and outline) and
+used only when a query asks for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from mvx_tasks.video_decoder import VideoClip
+
+from .common import FRAME_MEMO, Query, Window, resize_max, window_indices
+from .flow import fit_similarity, track_points
+from .segmentation import Segment, classify_shape, dominant_color
+from .tracker import Track, associate
+
+MOVER_SIDE = 160
+MOVER_FRAMES = 24  # sampled frames per window: 3 s at 8 fps; a longer window is thinned, never read whole
+#: sampled-frame offsets a frame is compared with (nearest four that exist); at 8-10 sampled frames
+#: per second an object moving at a third of its size per second has left its place after 3 steps
+NEIGHBOUR_STEPS = (-4, 4, -8, 8, -12, 12)
+#: foreground threshold: max(DIFF_FLOOR, NOISE_FACTOR x the frame's median residual) on the
+#: max-channel absolute difference (0-255). Fitted on the real-footage composite set, seed 7.
+DIFF_FLOOR = 22.0
+NOISE_FACTOR = 4.0
+SPREAD_MIN = 0.35  # camera fit: inlier corners span at least this share of the frame on one axis
+MIN_AREA_FRAC = 0.002
+MIN_THICKNESS = 0.025  # a region's inscribed radius, as a fraction of the frame width (4 px at 160)  # smallest region kept, as a fraction of the frame
+MAX_AREA_FRAC = 0.4
+MIN_TRACK_SHARE = 0.3  # a mover is seen in at least this share of the sampled frames
+
+
+@dataclass
+class Movers:
+    """Result of one window: tracks (all, unfiltered), sampled indices and times, the camera's
+    cumulative content offset per step (pixels of the input frames) and per-step object motion."""
+
+    tracks: list[Track]
+    idx: np.ndarray
+    times: np.ndarray
+    offsets: np.ndarray
+    spins: dict[int, list[tuple[float, float]]]  # track id -> [(degrees, dt)] of its own rotation
+    scales: dict[int, list[float]]  # track id -> per-step log scale change of its own
+
+    def independent(self, min_share: float = MIN_TRACK_SHARE) -> list[Track]:
+        """Tracks seen long enough to be objects moving on their own."""
+        need = max(3, int(np.ceil(min_share * len(self.idx))))
+        return [t for t in self.tracks if len(t.steps) >= need]
+
+
+def _small(frame: np.ndarray) -> np.ndarray:
+    return cv2.GaussianBlur(resize_max(frame, MOVER_SIDE)[0], (3, 3), 0)
+
+
+def _grey(frame: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(_small(frame), cv2.COLOR_RGB2GRAY)
+
+
+def _pair(g0: np.ndarray, g1: np.ndarray, mask: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """3x3 similarity mapping g0's pixels to g1's (identity when too few points) and inlier share."""
+    p0, p1 = track_points(g0, g1, max_points=200, mask=mask)
+    if len(p0) < 8:
+        return np.eye(3), 0.0
+    h, w = g0.shape
+    c = ((w - 1) / 2, (h - 1) / 2)
+    (a, b, tx, ty), inl = fit_similarity(p0.astype(np.float64), p1.astype(np.float64), c)
+    if mask is None:
+        # the background's motion is supported across the frame; points on one or two objects only
+        # (a flat backdrop has no corners of its own) say nothing about the camera: keep it still
+        q = p0[inl]
+        spread = np.ptp(np.percentile(q, [5, 95], axis=0), axis=0) / np.array([w, h]) if len(q) >= 8 else np.zeros(2)
+        if float(spread.max()) < SPREAD_MIN:
+            return np.eye(3), 0.0
+    m = np.array([[a, -b, tx + c[0] - a * c[0] + b * c[1]], [b, a, ty + c[1] - b * c[0] - a * c[1]], [0, 0, 1]])
+    return m, float(inl.mean())
+
+
+def camera_chain(clip: VideoClip, idx: np.ndarray) -> list[np.ndarray]:
+    """3x3 maps from sampled frame k to k+1 (small-frame pixels), memoised per pair."""
+    out = []
+    for a, b in zip(idx[:-1], idx[1:]):
+        out.append(FRAME_MEMO.get(clip.frames, int(a), ("mover-cam", int(b)), lambda _f, a=a, b=b: _pair(
+            FRAME_MEMO.get(clip.frames, int(a), "mover-grey", _grey),
+            FRAME_MEMO.get(clip.frames, int(b), "mover-grey", _grey))[0]))
+    return out
+
+
+def _map(chain: list[np.ndarray], j: int, k: int) -> np.ndarray:
+    """3x3 map from frame j's pixels to frame k's."""
+    m = np.eye(3)
+    if j < k:
+        for s in range(j, k):
+            m = chain[s] @ m
+        return m
+    for s in range(k, j):
+        m = chain[s] @ m
+    return np.linalg.inv(m)
+
+
+def _homography_fix(g0: np.ndarray, g1: np.ndarray) -> np.ndarray:
+    """Residual plane-to-plane map between two nearly aligned frames (a hand-held camera over a
+    wall or a lawn is a homography, not a similarity); identity when it cannot be fitted."""
+    p0, p1 = track_points(g0, g1, max_points=200)
+    if len(p0) < 12:
+        return np.eye(3)
+    cv2.setRNGSeed(7)
+    hmat, inl = cv2.findHomography(p0, p1, cv2.RANSAC, 1.0, maxIters=500, confidence=0.995)
+    if hmat is None or inl is None or inl.mean() < 0.5:
+        return np.eye(3)
+    q = p0[inl.ravel() > 0]
+    h, w = g0.shape
+    if len(q) < 12 or float((np.ptp(q, axis=0) / np.array([w, h])).max()) < SPREAD_MIN:
+        return np.eye(3)
+    return hmat
+
+
+def _to_middle(clip: VideoClip, idx: np.ndarray, chain: list[np.ndarray]) -> list[np.ndarray]:
+    """3x3 maps from each sampled frame to the middle one: chained steps, each corrected by a fit
+    between the middle frame and the frame warped by the chained guess (chaining accumulates error;
+    the residual is small enough for Lucas-Kanade). A still camera (identity chain) skips the fits."""
+    n = len(idx)
+    mid = n // 2
+    maps = [np.eye(3) for _ in range(n)]
+    gm = FRAME_MEMO.get(clip.frames, int(idx[mid]), "mover-grey", _grey)
+    h, w = gm.shape
+    still = all(np.allclose(m, np.eye(3), atol=1e-3) for m in chain)
+    for k in range(n):
+        guess = _map(chain, k, mid)
+        if not still and k != mid:
+            gk = FRAME_MEMO.get(clip.frames, int(idx[k]), "mover-grey", _grey)
+            warped = cv2.warpAffine(gk, guess[:2], (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            guess = _homography_fix(warped, gm) @ guess
+        maps[k] = guess
+    return maps
+
+
+def foreground_masks(clip: VideoClip, idx: np.ndarray, chain: list[np.ndarray]) -> list[np.ndarray]:
+    """Per sampled frame, uint8 mask (small-frame pixels) of what moves relative to the background.
+
+    The background is the per-pixel median of every sampled frame warped into the middle frame's
+    coordinates (a mosaic a little larger than the frame, so a pan keeps its edges): an object that
+    travels is at any one place for less than half of the clip, so the median is its background.
+    Each frame is compared with the mosaic warped back into its coordinates.
+    """
+    smalls = [FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small) for i in idx]
+    n = len(idx)
+    h, w = smalls[0].shape[:2]
+    maps = _to_middle(clip, idx, chain)
+    pad_x, pad_y = int(0.25 * w), int(0.25 * h)
+    shift = np.array([[1, 0, pad_x], [0, 1, pad_y], [0, 0, 1]], np.float64)
+    cw, ch = w + 2 * pad_x, h + 2 * pad_y
+    stack = np.empty((n, ch, cw, 3), np.uint8)
+    valid = np.zeros((ch, cw), np.int16)
+    ones = np.full((h, w), 255, np.uint8)
+    for k in range(n):
+        m = shift @ maps[k]
+        stack[k] = cv2.warpPerspective(smalls[k], m, (cw, ch), flags=cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        inside = cv2.warpPerspective(ones, m, (cw, ch), flags=cv2.INTER_NEAREST) > 0
+        valid += inside
+        if k % 2 == 0:  # outside the frame: black or white by turns, which leaves the median alone
+            stack[k][~inside] = 0
+        else:
+            stack[k][~inside] = 255
+    mosaic = np.median(stack, axis=0).astype(np.uint8)
+    seen = (valid >= max(3, n // 3)).astype(np.uint8) * 255
+    k5 = np.ones((5, 5), np.uint8)
+    k3 = np.ones((3, 3), np.uint8)
+    masks = []
+    for k in range(n):
+        back = np.linalg.inv(shift @ maps[k])
+        bg = cv2.warpPerspective(mosaic, back, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        ok = cv2.erode(cv2.warpPerspective(seen, back, (w, h), flags=cv2.INTER_NEAREST), k5) > 0
+        # misregistration by a pixel or two on texture is no motion: the smallest difference within 5x5
+        d = cv2.erode(np.abs(smalls[k].astype(np.int16) - bg.astype(np.int16)).max(-1).astype(np.uint8), k5)
+        d[~ok] = 0
+        thr = max(DIFF_FLOOR, NOISE_FACTOR * float(np.median(d[ok]))) if ok.any() else 255.0
+        fg = cv2.dilate((d > thr).astype(np.uint8), k5)  # the erosion above shrank every region
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, k3)
+        masks.append(fg)
+    return masks
+
+
+def _regions(frame: np.ndarray, mask: np.ndarray) -> list[Segment]:
+    """Connected foreground regions as :class:`Segment` objects in the input frame's pixels."""
+    h, w = mask.shape
+    scale = w / frame.shape[1]
+    n, lbl, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    small = _small(frame)
+    out = []
+    for c in range(1, n):
+        area = float(stats[c, cv2.CC_STAT_AREA])
+        if area < MIN_AREA_FRAC * h * w or area > MAX_AREA_FRAC * h * w:
+            continue
+        x, y, bw, bh = (int(v) for v in stats[c, :4])
+        comp = (lbl[y:y + bh, x:x + bw] == c).astype(np.uint8)
+        if float(cv2.distanceTransform(np.pad(comp, 1), cv2.DIST_L2, 3).max()) < MIN_THICKNESS * w:
+            continue  # a thin band along an edge: misregistration, not an object
+        cnts, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        cnt = max(cnts, key=cv2.contourArea)
+        shape, circ, sol, nv, aspect = classify_shape(cnt)
+        name, rgb = dominant_color(small[y:y + bh, x:x + bw][comp > 0])
+        m = cv2.moments(comp, binaryImage=True)
+        cx, cy = (x + m["m10"] / max(m["m00"], 1)) / scale, (y + m["m01"] / max(m["m00"], 1)) / scale
+        pts = (cnt.reshape(-1, 2).astype(np.float32) + np.array([x, y], np.float32)) / scale
+        out.append(Segment(box=(x / scale, y / scale, (x + bw) / scale, (y + bh) / scale), centroid=(cx, cy),
+                           area=area / scale**2, color=name, shape=shape, rgb=rgb, circularity=circ, solidity=sol,
+                           vertices=nv, aspect=aspect, contrast=0.0, contour=pts))
+    out.sort(key=lambda s: -s.area)
+    return out[:12]
+
+
+def _own_motion(g0: np.ndarray, g1: np.ndarray, cam: np.ndarray, box: tuple, scale: float) -> tuple[float, float] | None:
+    """(rotation in degrees, log scale) of the object in ``box`` from g0 to g1, with the camera's removed."""
+    h, w = g0.shape
+    x0, y0, x1, y1 = (int(round(v * scale)) for v in box)
+    mask = np.zeros((h, w), np.uint8)
+    mask[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = 255
+    if mask.sum() < 255 * 30:
+        return None
+    p0, p1 = track_points(g0, g1, max_points=60, mask=mask)
+    if len(p0) < 8:
+        return None
+    c = p0.mean(0)
+    (a, b, _tx, _ty), inl = fit_similarity(p0.astype(np.float64), p1.astype(np.float64), (float(c[0]), float(c[1])))
+    if inl.mean() < 0.5:
+        return None
+    rot = float(np.degrees(np.arctan2(b, a))) - float(np.degrees(np.arctan2(cam[1, 0], cam[0, 0])))
+    return rot, float(np.log(max(np.hypot(a, b), 1e-6) / max(np.hypot(cam[0, 0], cam[1, 0]), 1e-6)))
+
+
+def _compute(clip: VideoClip, idx: np.ndarray) -> Movers:
+    chain = camera_chain(clip, idx)
+    masks = foreground_masks(clip, idx, chain)
+    per_frame = [_regions(clip.frames[int(i)], m) for i, m in zip(idx, masks)]
+    h, w = clip.frames.shape[1:3]
+    tracks = associate(per_frame, float(np.hypot(h, w)), max_gap=3, gate=3.0)
+    scale = masks[0].shape[1] / w if masks else 1.0
+    # cumulative content offset (input pixels) of the frame centre, for camera-relative paths
+    offsets = [np.zeros(2)]
+    centre = np.array([(masks[0].shape[1] - 1) / 2, (masks[0].shape[0] - 1) / 2, 1.0]) if masks else np.zeros(3)
+    for m in chain:
+        offsets.append(offsets[-1] + (m @ centre)[:2] / scale - centre[:2] / scale)
+    times = clip.timestamps[idx]
+    spins: dict[int, list[tuple[float, float]]] = {}
+    scales: dict[int, list[float]] = {}
+    need = max(3, int(np.ceil(MIN_TRACK_SHARE * len(idx))))
+    for t in tracks:
+        if len(t.steps) < need:
+            continue
+        rs, ss = [], []
+        for (sa, a), (sb, _b) in zip(zip(t.steps[:-1], t.segments[:-1]), zip(t.steps[1:], t.segments[1:])):
+            if sb != sa + 1:
+                continue
+            g0 = FRAME_MEMO.get(clip.frames, int(idx[sa]), "mover-grey", _grey)
+            g1 = FRAME_MEMO.get(clip.frames, int(idx[sb]), "mover-grey", _grey)
+            got = _own_motion(g0, g1, chain[sa], a.box, scale)
+            if got is not None:
+                rs.append((got[0], float(times[sb] - times[sa])))
+                ss.append(got[1])
+        spins[t.id], scales[t.id] = rs, ss
+    return Movers(tracks, idx, times, np.array(offsets), spins, scales)
+
+
+def movers(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> Movers:
+    """Independently moving objects of the window (memoised per clip and sampled frames)."""
+    idx = window_indices(clip, window, max_frames)
+    if len(idx) == 0:
+        return Movers([], idx, clip.timestamps[idx], np.zeros((0, 2)), {}, {})
+    key = ("movers", tuple(int(i) for i in idx))
+    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _compute(clip, idx))
+
+
+#: a counted mover's camera-compensated centroid path spans at least this many of its own sizes
+#: (a rotating globe's or waving grass's texture moves in place; a travelling object does not)
+MIN_TRAVEL_SIZES = 0.6
+
+
+def travel(m: Movers, track: Track) -> float:
+    """Extent of a track's camera-compensated centroid path, in its own (median) sizes."""
+    c = track.centroids() - m.offsets[np.asarray(track.steps)]
+    size = float(np.median(np.sqrt(track.areas())))
+    return float(np.linalg.norm(c.max(0) - c.min(0))) / max(size, 1.0)
+
+
+def translating(m: Movers) -> list[Track]:
+    """Persistent tracks that travel across the background: what a count of moving objects counts."""
+    return [t for t in m.independent() if travel(m, t) >= MIN_TRAVEL_SIZES]
+
+
+def is_generic(q: Query) -> bool:
+    """A query that names things without a colour or shape ("moving objects", "people", "cut-outs"):
+    answered with independently moving objects. An empty query keeps the segmentation tools' meaning."""
+    return bool(q.words) and not (q.colors or q.shapes)
+
+
+def mover_counts(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict:
+    """Count of objects moving on their own, with the tracks behind it (the tools' shared answer to a
+    generic count). ``near_threshold`` lists tracks whose travel or persistence is within 25 % of
+    the cut-off: a count that codec noise could change by one."""
+    m = movers(clip, window, max_frames)
+    need = max(3, int(np.ceil(MIN_TRACK_SHARE * len(m.idx))))
+    counted, near = [], []
+    for t in m.tracks:
+        trav, steps = travel(m, t), len(t.steps)
+        if steps >= need and trav >= MIN_TRAVEL_SIZES:
+            counted.append(t)
+        if (abs(trav - MIN_TRAVEL_SIZES) < 0.25 * MIN_TRAVEL_SIZES and steps >= need) or (
+                abs(steps - need) <= max(1, need // 4) and trav >= MIN_TRAVEL_SIZES):
+            near.append(t.id)
+    tracks = []
+    for t in counted:
+        c = t.centroids()
+        tracks.append({"id": t.id, "label": "moving object", "color": t.color,
+                       "times": [round(float(m.times[s]), 3) for s in t.steps],
+                       "boxes": [[round(v, 1) for v in s.box] for s in t.segments],
+                       "centroids": [[round(float(x), 1), round(float(y), 1)] for x, y in c],
+                       "travel_sizes": round(travel(m, t), 2)})
+    return {"count": len(counted), "tracks": tracks, "near_threshold": near, "frames_used": int(len(m.idx)),
+            "frame_times": [round(float(t), 3) for t in m.times]}
+
+
+def mover_objects(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> list[dict]:
+    """Motion patterns (as :func:`.motion.classify_track` reports them) of the objects moving on
+    their own, largest first. Spinning and pulsing come from the object's own rotation and scale,
+    fitted on corners tracked inside it (a region found by motion has no reliable outline)."""
+    from .motion import SPIN_MIN_RATE, SPIN_SUPPORT, classify_track, spin_rate
+
+    m = movers(clip, window, max_frames)
+    h, w = clip.frames.shape[1:3]
+    out = []
+    for t in m.independent():
+        obj = classify_track(t, m.times, m.offsets, (w, h))
+        pats = [p for p in obj.get("patterns", []) if p not in ("spinning", "pulsing", "growing", "shrinking")]
+        rots = m.spins.get(t.id, [])
+        spin = 0.0
+        if len(rots) >= 3:
+            spin, agree = spin_rate([(r, 1, dt) for r, dt in rots])
+            if agree >= SPIN_SUPPORT and abs(spin) > SPIN_MIN_RATE:
+                pats.append("spinning")
+        sc = np.asarray(m.scales.get(t.id, []), np.float64)
+        if len(sc) >= 4:
+            log_size = np.concatenate([[0.0], np.cumsum(sc)])
+            swings = int(np.sum(np.diff(np.sign(sc[np.abs(sc) > PULSE_STEP_LOG])) != 0)) if np.any(
+                np.abs(sc) > PULSE_STEP_LOG) else 0
+            if float(np.ptp(log_size)) > PULSE_RANGE_LOG and swings >= 2:
+                pats.append("pulsing")
+        trajectory = pats[0] if pats else "static"
+        primary = pats[1] if trajectory == "static" and len(pats) > 1 else trajectory
+        obj.update(pattern=primary, patterns=pats or ["static"], spin_deg_per_s=round(spin, 1),
+                   travel_sizes=round(travel(m, t), 2), source="motion")
+        out.append(obj)
+    out.sort(key=lambda o: -float(o.get("size_px") or 0.0))
+    return out
+
+
+#: pulsing from an object's own scale: log side-length changes per step above PULSE_STEP_LOG count as
+#: swings, and the side length ranges over more than PULSE_RANGE_LOG (log 1.5: a pulse of +-40 %)
+PULSE_STEP_LOG = 0.03
+PULSE_RANGE_LOG = float(np.log(1.5))
