@@ -75,7 +75,7 @@ def test_documented_keys():
         {"id", "label", "box", "score", "color", "attributes"} <= set(o) for f in sg["frames"] for o in f["objects"]
     )
     c = create_backend("visual_similarity", "lite").compare(clip, other, aspect="style")
-    assert 0 <= c["score"] <= 1 and len(c["frame_scores"]) == 8
+    assert 0 <= c["score"] <= 1 and {"palette_texture_cosine", "marks_distance"} <= set(c)
     m = create_backend("motion_analyzer", "lite").analyze(clip)
     assert {"trends", "pan", "tilt", "zoom", "per_segment"} <= set(m["camera"]) and all(
         "pattern" in o for o in m["objects"]

@@ -1,4 +1,4 @@
-"""Frame descriptors: perceptual hashes, colour/texture statistics, keypoint matching.
+"""Frame descriptors: perceptual hashes, colour/texture statistics, rendering marks.
 
 Two families, because "same content" and "same style" are different questions:
 
@@ -174,6 +174,10 @@ MARK_NAMES = ("scanlines", "halftone", "grain", "posterization", "dark_outline",
               "edge_density")
 MARK_SCALE = np.array([4.17, 3.04, 3.61, 0.945, 0.275, 0.59, 0.606, 2.30], np.float32)
 _MARK_SIDE = 640  # periodic overlays (3-5 px) need the frame near its native resolution
+#: Fitted to MVX-Synth's ART renderer (mvx_tasks/synth/art.py), not general: the scanline period
+#: (3 px rows), the halftone period (5 px) and the posterisation levels (64 steps) are the ones
+#: that generator draws; a real style with another period or palette depth reads as "no mark".
+_SCANLINE_PERIOD, _HALFTONE_PERIOD = 3, 5
 _LEVELS = np.array([0, 64, 128, 192, 255])
 
 
@@ -190,10 +194,10 @@ def rendering_marks(frame: np.ndarray) -> np.ndarray:
     H, W = g.shape
     row = hp.mean(axis=1)
     rows = np.abs(np.fft.rfft(row - row.mean())) ** 2
-    k3 = max(1, int(round(H / 3)))
+    k3 = max(1, int(round(H / _SCANLINE_PERIOD)))
     scan = np.log((rows[k3 - 1:k3 + 2].max() + 1e-6) / (np.median(rows[1:]) + 1e-6))
     spec = np.abs(np.fft.fft2(hp)) ** 2
-    ky, kx = max(1, int(round(H / 5))), max(1, int(round(W / 5)))
+    ky, kx = max(1, int(round(H / _HALFTONE_PERIOD))), max(1, int(round(W / _HALFTONE_PERIOD)))
     peak = max(spec[ky - 1:ky + 2, 0:2].max(), spec[0:2, kx - 1:kx + 2].max(), spec[ky - 1:ky + 2, kx - 1:kx + 2].max())
     half = np.log((peak + 1e-6) / (np.median(spec) + 1e-6))
     blur = cv2.GaussianBlur(g, (0, 0), 2)
@@ -209,16 +213,3 @@ def rendering_marks(frame: np.ndarray) -> np.ndarray:
     od, ol = (float(x[band].mean()) if band.any() else 0.0 for x in (dark, light))
     soft = float(np.mean((mag > 1.5) & (mag < 12)))
     return np.array([scan, half, grain, post * 4, od * 4, ol * 4, soft * 3, float(edges.mean()) * 20], np.float32)
-
-
-def orb_match_ratio(f0: np.ndarray, f1: np.ndarray, n_features: int = 300) -> float:
-    """Fraction of ORB keypoints of ``f0`` with an unambiguous match in ``f1`` (ratio test)."""
-    g0, g1 = (cv2.cvtColor(resize_max(f, 224)[0], cv2.COLOR_RGB2GRAY) for f in (f0, f1))
-    orb = cv2.ORB_create(nfeatures=n_features)
-    k0, d0 = orb.detectAndCompute(g0, None)
-    k1, d1 = orb.detectAndCompute(g1, None)
-    if d0 is None or d1 is None or len(k0) < 5 or len(k1) < 2:
-        return 0.0
-    matches = cv2.BFMatcher(cv2.NORM_HAMMING).knnMatch(d0, d1, k=2)
-    good = sum(1 for m in matches if len(m) == 2 and m[0].distance < 0.75 * m[1].distance)
-    return good / len(k0)

@@ -1,35 +1,37 @@
-"""LiteVisualSimilarity: content or style similarity of two clips' windows, scores in [0, 1].
+"""LiteVisualSimilarity: content, style, identity or motion similarity of two clips' windows, in [0, 1].
 
-Frame embeddings come from :mod:`.features` (content: layout + hashes robust to re-encoding,
-crops and colour shifts; style: palette/texture/line statistics independent of layout). A clip
-pair is scored by symmetric best-match frame similarity, so near-duplicates with a temporal
-offset or different frame rates still match frame for frame; for content, centre crops of
-each side are matched too, so a cropped or slightly zoomed copy still scores high.
+One scoring rule per aspect, shared by the ``visual_similarity`` tool (which embeds each video
+once and calls :meth:`LiteVisualSimilarity.compare_embeddings`) and :meth:`compare`:
 
-``aspect="identity"`` (see :mod:`.identity`) compares the main moving subject's appearance
-layout (the segmented subject's colours relative to its own median, on an upright grid, one row
-per frame) instead of whole frames, for re-identification across cameras, backgrounds and
-lighting: ``score`` is calibrated so >= 0.5 means "same individual"; ``identity_similarity`` is
-exp(-median best-match distance / 20) (None if no subject found).
-
-``aspect="motion"`` (see :mod:`.activity`) compares *when* things move: the correlation of the
-two windows' activity profiles, robust to viewpoint and sensor (RGB, depth, edges, thermal), for
-synchronised recordings of one event; ``score`` is the correlation clipped to [0, 1].
+* ``content``: frame embeddings from :mod:`.features` (layout + hashes robust to re-encoding and
+  colour shifts); the score is the cosine of the two windows' mean embeddings clipped to [0, 1]
+  (:func:`sama_model.tools.visual_similarity.default_compare`), with each frame's best match.
+* ``style``: palette/texture/line statistics independent of layout, damped by the distance of the
+  rendering marks (overlays, outlines, shading, banding; see :func:`style_scores`).
+* ``identity`` (see :mod:`.identity`): the main moving subject's appearance layout (the segmented
+  subject's colours relative to its own median, on an upright grid, one row per frame), for
+  re-identification across cameras, backgrounds and lighting: ``score`` is calibrated so >= 0.5
+  means "same individual"; ``identity_similarity`` is exp(-median best-match distance / 20) (None
+  if no subject found).
+* ``motion`` (see :mod:`.activity`): *when* things move, the correlation of the two windows'
+  activity profiles, robust to viewpoint and sensor (RGB, depth, edges, thermal), for
+  synchronised recordings of one event; ``score`` is the correlation clipped to [0, 1].
 """
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
 from .common import FRAME_MEMO, Window, window_indices, window_span
-from .features import MARK_SCALE, content_embedding, orb_match_ratio, rendering_marks, style_embedding
+from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
 from .identity import IDENTITY_DIM, identity_descriptor, identity_result
 
-MARK_WEIGHT = 0.2  # how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit)
+#: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
+#: MVX-Synth ART (default difficulty, seed 0)
+MARK_WEIGHT = 0.2
 
 
 def style_row(frame: np.ndarray) -> np.ndarray:
@@ -52,13 +54,6 @@ def style_scores(ea: np.ndarray, eb: np.ndarray) -> dict:
     return {"score": round(score, 4), "palette_texture_cosine": round(cos, 4), "marks_distance": round(dist, 4)}
 
 
-def centre_crop(frame: np.ndarray, frac: float) -> np.ndarray:
-    """The central ``frac`` of a frame, resized back to the frame's size."""
-    h, w = frame.shape[:2]
-    dy, dx = int(round(h * (1 - frac) / 2)), int(round(w * (1 - frac) / 2))
-    return cv2.resize(frame[dy : h - dy, dx : w - dx], (w, h), interpolation=cv2.INTER_AREA)
-
-
 def _motion_result(corr: float | None) -> dict:
     """score = correlation clipped to [0, 1]; 0 with ``correlation`` None when a clip has no motion."""
     return {"score": 0.0 if corr is None else round(max(0.0, corr), 4),
@@ -66,22 +61,10 @@ def _motion_result(corr: float | None) -> dict:
 
 
 class LiteVisualSimilarity:
-    """Options: ``n_frames`` (frames sampled per window), ``crop_scales`` (centre crops also
-    matched for content, so a cropped/zoomed copy still matches), ``keypoints`` (add an ORB match
-    ratio of the middle frames to content comparisons as extra evidence)."""
+    """Options: ``n_frames`` (frames sampled per window for content and style)."""
 
-    def __init__(self, n_frames: int = 8, crop_scales: tuple[float, ...] = (0.9, 0.8), keypoints: bool = True) -> None:
+    def __init__(self, n_frames: int = 8) -> None:
         self.n_frames = int(n_frames)
-        self.crop_scales = tuple(float(c) for c in crop_scales)
-        self.keypoints = bool(keypoints)
-
-    def _crops(self, clip: VideoClip, window: Window, frac: float) -> np.ndarray:
-        idx = window_indices(clip, window, self.n_frames)
-
-        def fn(frame: np.ndarray) -> np.ndarray:
-            return content_embedding(centre_crop(frame, frac))
-
-        return np.stack([FRAME_MEMO.get(clip.frames, int(i), ("embed", "content", frac), fn) for i in idx])
 
     def _identity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
         idx = window_indices(clip, window, 32)
@@ -132,35 +115,12 @@ class LiteVisualSimilarity:
         window_b: Window = (None, None),
         aspect: str = "content",
     ) -> dict:
+        """The tool's score for two clips (each window embedded here rather than cached)."""
+        from ...tools.visual_similarity import default_compare
+
         spans = {"aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
         ea, eb = self.embed(a, window_a, aspect), self.embed(b, window_b, aspect)
-        if aspect in ("identity", "motion"):  # one scoring rule for this path and the tool layer's
-            return {**self.compare_embeddings(ea, eb, aspect), **spans}
         if len(ea) == 0 or len(eb) == 0:
-            return {"score": 0.0, "frame_scores": [], "aspect": aspect, "note": "empty window"}
-        if aspect == "style":
-            n = len(MARK_SCALE)
-            frames = np.clip(ea[:, :-n] @ eb[:, :-n].T, 0.0, 1.0).max(axis=1)
-            return {**style_scores(ea, eb), "frame_scores": [round(float(x), 4) for x in frames], **spans}
-        sims = ea @ eb.T
-        if aspect == "content":  # a cropped copy matches a centre crop of the original, or vice versa
-            for frac in self.crop_scales:
-                sims = np.maximum(sims, self._crops(a, window_a, frac) @ eb.T)
-                sims = np.maximum(sims, ea @ self._crops(b, window_b, frac).T)
-        sims = np.clip(sims, 0.0, 1.0)
-        a_to_b, b_to_a = sims.max(axis=1), sims.max(axis=0)
-        score = float((a_to_b.mean() + b_to_a.mean()) / 2)
-        mean_a, mean_b = ea.mean(0), eb.mean(0)
-        clip_cos = float(mean_a @ mean_b / max(np.linalg.norm(mean_a) * np.linalg.norm(mean_b), 1e-9))
-        out = {
-            "score": round(score, 4),
-            "frame_scores": [round(float(x), 4) for x in a_to_b],
-            "clip_score": round(max(0.0, min(1.0, clip_cos)), 4),
-            "aspect": aspect,
-            "window_a": window_span(a, window_a),
-            "window_b": window_span(b, window_b),
-        }
-        if self.keypoints and aspect == "content":
-            ia, ib = window_indices(a, window_a), window_indices(b, window_b)
-            out["keypoint_match"] = round(orb_match_ratio(a.frames[ia[len(ia) // 2]], b.frames[ib[len(ib) // 2]]), 4)
-        return out
+            return {"score": 0.0, "frame_scores": [], **spans, "note": "empty window"}
+        out = self.compare_embeddings(ea, eb, aspect)
+        return {**(out if out is not None else default_compare(ea, eb)), **spans}
