@@ -57,11 +57,15 @@ def test_routes_send_every_video(configs):
         if c.route == "video":
             assert c.model not in NOT_MULTI_VIDEO, c.name
     assert {c.name for c in configs if c.route == "frames"} == {
-        "pixtral_12b", "minicpm_v_2_6_8b", "bee_8b", "phi_3_5_vision", "phi_4_multimodal", "gpt_4o", "gpt_5_2"}
-    # the plugin's own adapter carries Gemma-3, Idefics3, LLaVA-OneVision and InternVL on the video route
+        "pixtral_12b", "minicpm_v_2_6_8b", "bee_8b", "phi_3_5_vision", "gpt_4o", "gpt_5_2"}
+    # the plugin's own adapter carries Gemma-3, Idefics3, LLaVA-OneVision, InternVL and Phi-4 on the video route
     assert {c.name for c in configs if c.model == "mvx_hf_chat"} == {
         "gemma_3_4b_it", "gemma_3_12b_it", "gemma_3_27b_it", "idefics3_8b_llama3", "llava_onevision_7b",
-        "internvl3_5_4b", "internvl3_5_8b", "internvl3_5_14b", "internvl3_5_38b"}
+        "internvl3_5_4b", "internvl3_5_8b", "internvl3_5_14b", "internvl3_5_38b", "phi_4_multimodal"}
+    # every open baseline names its architecture (the route check builds it) or says why it cannot be checked
+    for c in configs:
+        if c.route != "agent":
+            assert bool(c.architecture) != bool(c.offline_reason), c.name
     assert {c.model for c in configs if c.route == "agent"} == {"sama"}
 
 
@@ -99,6 +103,15 @@ def test_invalid_configs_are_refused(tmp_path, changes, message):
         load_config(_write(tmp_path, "bad", **changes), known_rows=paper_rows())
 
 
+def test_frame_budget_must_match_frames_per_video(tmp_path):
+    raw = yaml.safe_load((CONFIG_DIR / "qwen2_5_vl_7b.yaml").read_text())
+    raw["model_args"]["max_num_frames"] = 16
+    p = tmp_path / "budget.yaml"
+    p.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ConfigError, match="disagrees with frames_per_video: 8"):
+        load_config(p)
+
+
 def test_unknown_model_arg_is_refused(tmp_path):
     cfg = load_config(_write(tmp_path, "typo", model_args={"pretrained": "Qwen/Qwen2.5-VL-7B-Instruct",
                                                             "max_frames": 8}))
@@ -126,7 +139,7 @@ def test_build_command_is_exact():
                    "--output_path", "out/qwen2_5_vl_7b", "--log_samples", "--log_samples_suffix", "qwen2_5_vl_7b",
                    "--limit", "5", "--verbosity", "DEBUG"]
     thinking = build_command(load_config(CONFIG_DIR / "qwen3_6_27b_thinking.yaml"))
-    assert "pretrained=Qwen/Qwen3.6-27B,max_num_frames=8,enable_thinking=True,attn_implementation=flash_attention_2" \
+    assert "pretrained=Qwen/Qwen3.6-27B,max_num_frames=8,fps=60,enable_thinking=True,attn_implementation=flash_attention_2" \
         in thinking
     assert "temperature=0,do_sample=False,max_new_tokens=16384" in thinking
 
