@@ -291,6 +291,16 @@ class Entry:
     avg_recomputed: float | None = None
     avg_agrees: bool | None = None
     path: str = ""
+    #: why this row's route could not be run end to end offline (``mvx-bench routes``), if it could not
+    route_unverified: str | None = None
+    #: the row's config names an architecture the route check runs end to end
+    route_verified: bool = False
+
+    @property
+    def route_mark(self) -> str:
+        """"route not verified offline" (with why) for rows whose route the route check cannot run; kept
+        apart from :attr:`flags`, which are about the figures."""
+        return f"route not verified offline ({self.route_unverified})" if self.route_unverified else ""
 
     @property
     def flags(self) -> list[str]:
@@ -375,7 +385,23 @@ def build_leaderboard(runs: Sequence[str | Path] = (), vlmeval: Sequence[str | P
     for run in found:
         run.paper_row = match_paper_row(run, cfgs, list(paper), mapping)
     entries = [paper_entry(r) for r in rows] + [run_entry(r, paper, n_boot=n_boot, seed=seed) for r in found]
+    mark_unverified_routes(entries, cfgs)
     return Leaderboard(entries=entries, flagged_paper=flagged_paper_rows(rows))
+
+
+def mark_unverified_routes(entries: Sequence[Entry], cfgs: Sequence[HarnessConfig]) -> None:
+    """Flag rows whose config's route the offline route check cannot run (remote code, vLLM, an API):
+    a run by config name, a paper row by the config that reproduces it."""
+    by_name = {c.name: c for c in cfgs}
+    by_row = {c.paper_row: c for c in cfgs if c.paper_row}
+    for e in entries:
+        cfg = by_name.get(e.name) if e.kind == "run" else None
+        cfg = cfg or by_row.get(e.paper_row if e.kind == "run" else e.name)
+        if cfg is None or cfg.route == "agent":
+            continue
+        if cfg.offline_reason:
+            e.route_unverified = cfg.offline_reason
+        e.route_verified = bool(cfg.architecture) and not cfg.offline_reason
 
 
 # ----------------------------------------------------------------------------- output
@@ -443,7 +469,7 @@ def csv_rows(board: Leaderboard) -> list[dict[str, Any]]:
                     "paper_row": e.paper_row or "", "delta_Avg": _f(e.delta.get("Avg"), 2),
                     "Avg_recomputed": _f(e.avg_recomputed, 2),
                     "Avg_check": "" if e.avg_agrees is None else ("ok" if e.avg_agrees else "MISMATCH"),
-                    "flags": "; ".join(e.flags)})
+                    "flags": "; ".join(e.flags), "route": e.route_mark or ("verified by route check" if e.route_verified else "")})
         row.update({f"delta_{c}": _f(e.delta.get(c), 2) for c in BENCH_CODES})
         out.append(row)
     return out
@@ -464,7 +490,8 @@ def markdown(board: Leaderboard) -> str:
         cells = [str(i), name, e.source if e.kind == "paper" else f"{e.source} ({e.benchmark})", _f(e.avg), ci,
                  *(_f(e.per_level.get(lv)) for lv in LEVELS), *(_f(e.per_task.get(c)) for c in BENCH_CODES),
                  "" if e.answered is None else str(e.answered), "" if e.unparsed is None else str(e.unparsed),
-                 f"{e.delta['Avg']:+.1f} vs {e.paper_row}" if "Avg" in e.delta else "", "; ".join(e.flags)]
+                 f"{e.delta['Avg']:+.1f} vs {e.paper_row}" if "Avg" in e.delta else "",
+                 "; ".join([*e.flags, *([e.route_mark] if e.route_mark else [])])]
         lines.append("| " + " | ".join(cells) + " |")
     repro = [e for e in board.runs() if e.delta]
     if repro:
@@ -493,6 +520,10 @@ def markdown(board: Leaderboard) -> str:
     for e in board.runs():
         if e.partial:
             lines.append(f"- Run **{e.name}** answered {e.answered} of the registry's questions: a partial run.")
+    unverified = sorted({e.paper_row or e.name for e in board.entries if e.route_unverified})
+    if unverified:
+        lines.append(f"- Route not verified offline (remote code, vLLM or an API; `mvx-bench routes` checks their "
+                     f"request messages only): {', '.join(unverified)}.")
     agree = sum(1 for e in board.entries if e.kind == "paper" and e.avg_agrees)
     total = sum(1 for e in board.entries if e.kind == "paper")
     lines.append(f"- {agree} of {total} paper rows reproduce their Avg within {AVG_TOLERANCE}.")

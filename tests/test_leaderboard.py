@@ -16,6 +16,7 @@ from mvx_tasks.leaderboard import (
     cmd_leaderboard,
     flagged_paper_rows,
     load_paper_table,
+    markdown,
     task_code,
 )
 from mvx_tasks.registry import bench_tasks
@@ -62,6 +63,13 @@ def test_paper_table_alone_flags_exactly_two_rows(tmp_path):
     board = build_leaderboard()
     assert board.flagged_paper == FLAGGED and board.runs() == []
     assert sorted(e.name for e in board.entries if e.flags) == sorted(FLAGGED)
+    # rows whose config route cannot run offline (remote code, vLLM, API) are marked, the others verified
+    assert sorted(e.name for e in board.entries if e.route_unverified) == [
+        "Bee-8B", "GPT-4o", "GPT-5.2", "MiniCPM-V-2", "Phi-3.5-Vision"]
+    verified = {e.name for e in board.entries if e.route_verified}
+    assert {"Gemma-3-4B-IT", "LLaVA-OneVision-7B", "Idefics3-8B-Llama3", "InternVL3.5-4B", "Pixtral-12B",
+            "Qwen2.5-VL-7B", "Qwen3.6-27B", "Phi-4-Multimodal"} <= verified and len(verified) == 16
+    assert "route not verified offline (hub remote code run by vLLM" in markdown(board)
     perception = {e.name: e.per_level["perception"] for e in board.entries}
     assert perception["Random"] == pytest.approx((25.0 * 150 + 50.0 * 100) / 250)
 
@@ -132,7 +140,7 @@ def test_sama_ablation_run_is_not_matched_to_the_full_sama_row(tmp_path):
 
 def test_results_without_samples_use_reported_figures(tmp_path):
     per_task = {"AM": [rec(f"a{i}", "AM", i < 3) for i in range(4)]}
-    write_lmms_run(tmp_path / "r" / "m", "gemma3", "pretrained=google/gemma-3-4b-it", per_task, samples=False)
+    write_lmms_run(tmp_path / "r" / "m", "mvx_hf_chat", "pretrained=google/gemma-3-4b-it", per_task, samples=False)
     (run,) = build_leaderboard([tmp_path / "r"]).runs()
     assert (run.paper_row, run.avg, run.answered, run.unparsed, run.ci) == ("Gemma-3-4B-IT", 75.0, 4, 0, None)
 
