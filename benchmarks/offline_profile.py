@@ -103,6 +103,7 @@ def run_child(data: str, config: str, workers: int, tasks: list[str] | None, tra
         totals = r.trace.totals() if r.trace else {}
         records.append({"id": s.id, "task": s.task, "answer": s.answer, "letter": r.letter,
                         "correct": r.letter == s.answer, "status": r.status, "failure": r.failure,
+                        "source": r.source,
                         "tool_calls": totals.get("tool_calls", 0), "elapsed": r.trace.elapsed if r.trace else 0.0})
         if trace_dir and r.trace is not None:
             r.trace.save(Path(trace_dir) / config / f"{s.id}.json")
@@ -131,20 +132,44 @@ def accuracy_by_task(records: list[dict[str, Any]]) -> dict[str, tuple[int, int]
     return {k: (v[0], v[1]) for k, v in acc.items()}
 
 
+#: answer source -> the short name cells use (see mvx_tasks.answer_sources)
+SOURCE_SHORT = {"planner": "planner", "planner-forced": "forced", "evidence-fallback": "fallback",
+                "first-option-rule": "rule"}
+
+
+def sources_by_task(records: list[dict[str, Any]]) -> dict[str, Counter]:
+    """task -> Counter of answer sources (``None`` for a failed question or an old record)."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    for r in records:
+        out[r["task"]][r.get("source")] += 1
+    return out
+
+
+def task_cell(correct: int, n: int, sources: Counter) -> str:
+    """Accuracy with where its answers came from: answers not decided by the planner are counted
+    ("fallback 2, rule 3"); a task whose every answer is the first-option rule has no solver
+    here, and the cell says so instead of showing the rule's chance-level hit rate as a result."""
+    if not n:
+        return "-"
+    if sources.get("first-option-rule", 0) == n:
+        return f"no solver ({n}/{n} first-option rule; {correct} right)"
+    other = ", ".join(f"{SOURCE_SHORT[k]} {sources[k]}" for k in ("planner-forced", "evidence-fallback",
+                                                                    "first-option-rule") if sources.get(k))
+    return f"{100 * correct / n:.0f}% ({correct}/{n}" + (f"; {other})" if other else ")")
+
+
 def markdown(runs: list[dict[str, Any]], warm: bool) -> str:
-    """One table: tasks as rows, configurations as columns, cost rows at the bottom."""
+    """One table: tasks as rows, configurations as columns, answer sources and cost rows at the bottom."""
     from mvx_tasks.registry import BENCH_CODES
 
     names = [r["config"] for r in runs]
     accs = {r["config"]: accuracy_by_task(r["records"]) for r in runs}
+    srcs = {r["config"]: sources_by_task(r["records"]) for r in runs}
     tasks = [t for t in BENCH_CODES if any(t in a for a in accs.values())]
     tasks += sorted({t for a in accs.values() for t in a} - set(tasks))
     lines = ["| task | chance | " + " | ".join(names) + " |", "|---|---:|" + "---:|" * len(names)]
     for t in tasks:
-        cells = []
-        for name in names:
-            c, n = accs[name].get(t, (0, 0))
-            cells.append(f"{100 * c / n:.0f}% ({c}/{n})" if n else "-")
+        cells = [task_cell(*accs[name].get(t, (0, 0)), srcs[name].get(t, Counter())) for name in names]
         lines.append(f"| {t} | {100 * chance_of(t):.0f}% | " + " | ".join(cells) + " |")
 
     def row(label: str, fn: Any) -> None:
@@ -157,6 +182,9 @@ def markdown(runs: list[dict[str, Any]], warm: bool) -> str:
     row("**overall**", overall)
     row("chance (q-weighted)", lambda r: f"{100 * sum(chance_of(x['task']) for x in r['records']) / max(len(r['records']), 1):.1f}%")
     row("failed questions", lambda r: str(sum(x["status"] != "finished" for x in r["records"])))
+    row("answers from", lambda r: ", ".join(f"{SOURCE_SHORT.get(k, k)} {v}" for k, v in sorted(
+        Counter(x.get("source") or "unrecorded" for x in r["records"]).items(),
+        key=lambda kv: list(SOURCE_SHORT).index(kv[0]) if kv[0] in SOURCE_SHORT else 9)))
     passes = ["cold", "warm"] if warm else ["cold"]
     for p in passes:
         row(f"s/question wall ({p})", lambda r, p=p: f"{r[p]['s_per_q_wall']:.2f}")

@@ -87,3 +87,18 @@ def test_the_runner_records_sources_for_the_harness_metrics(tmp_path, question):
     assert answer_sources.source_of(question.id) == "evidence-fallback"
     baseline = harness.process_results({**_doc(question), "id": "baseline-q"}, ["B"])
     assert sum(baseline[k] for k in answer_sources.METRICS.values()) == 0
+
+
+def test_profile_table_says_where_answers_came_from():
+    """A task answered only by the first-option rule shows no accuracy as if it were a result."""
+    import sys
+    from collections import Counter
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from offline_profile import task_cell
+
+    assert task_cell(5, 20, Counter({"first-option-rule": 20})) == "no solver (20/20 first-option rule; 5 right)"
+    assert task_cell(13, 20, Counter({"planner": 16, "evidence-fallback": 1, "first-option-rule": 3})) == \
+        "65% (13/20; fallback 1, rule 3)"
+    assert task_cell(15, 20, Counter({"planner": 20})) == "75% (15/20)"
