@@ -104,3 +104,15 @@ def test_deterministic_and_thread_safe():
         }
         threaded = {job: json.dumps(f.result(), sort_keys=True) for job, f in futures.items()}
     assert threaded == serial
+
+
+def test_a_backend_missing_a_contract_method_fails_when_built():
+    from sama_model.tools.backends import BackendContractError, register_backend
+
+    @register_backend("manipulation_detector", "half-done")
+    class HalfDone:  # no detect()
+        def analyze(self, clip):
+            return {}
+
+    with pytest.raises(BackendContractError, match="backend 'half-done' for tool 'manipulation_detector' lacks detect"):
+        create_backend("manipulation_detector", "half-done", shared=False)

@@ -43,6 +43,10 @@ class UnknownBackendError(KeyError):
         return str(self.args[0])
 
 
+class BackendContractError(TypeError):
+    """A backend that lacks a method its tool calls (see :mod:`.contracts`)."""
+
+
 def register_backend(tool: str, name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering a backend class or factory for ``tool`` under ``name``."""
     def deco(factory: Callable[..., Any]) -> Callable[..., Any]:
@@ -73,6 +77,12 @@ def create_backend(tool: str, name: str, *, shared: bool = True, **options: Any)
             if key in _INSTANCES:
                 return _INSTANCES[key]
     obj = resolve_backend(tool, name)(**options)
+    from .contracts import missing_methods
+
+    missing = missing_methods(tool, obj)
+    if missing:  # fail when the backend is built, naming what is missing, not mid-question
+        raise BackendContractError(f"backend {name!r} for tool {tool!r} lacks {', '.join(missing)} "
+                                   f"(see sama_model/tools/contracts.py)")
     if shared:
         with _LOCK:
             obj = _INSTANCES.setdefault(key, obj)

@@ -113,3 +113,30 @@ class MotionAnalyzerBackend(Protocol):
     def analyze(self, clip: VideoClip, window: Window = (None, None)) -> dict: ...
 
     def continuity(self, a: VideoClip, b: VideoClip) -> dict: ...
+
+
+@runtime_checkable
+class ManipulationDetectorBackend(Protocol):
+    """Forensics (beyond the paper): ``detect`` -> ``{"score": float in [0, 1] (higher = more likely
+    edited after recording), "cues": {cue: float}, ...}`` for one clip's window."""
+
+    def detect(self, clip: VideoClip, window: Window = (None, None)) -> dict: ...
+
+
+#: tool name -> the protocol its backends implement (checked when a backend is built)
+CONTRACTS: dict[str, type] = {
+    "video_reader": VideoReaderBackend, "temporal_grounding": TemporalGroundingBackend,
+    "scene_graph": SceneGraphBackend, "object_tracker": ObjectTrackerBackend,
+    "visual_similarity": VisualSimilarityBackend, "subtitle_retriever": SubtitleBackend,
+    "motion_analyzer": MotionAnalyzerBackend, "manipulation_detector": ManipulationDetectorBackend,
+}
+
+
+def missing_methods(tool: str, backend: object) -> list[str]:
+    """The contract methods of ``tool`` that ``backend`` lacks (empty when it honours the contract)."""
+    proto = CONTRACTS.get(tool)
+    if proto is None or isinstance(backend, proto):
+        return []
+    wanted = [k for k, v in vars(proto).items() if callable(v) and not k.startswith("_")]
+    return [k for k in wanted if not callable(getattr(backend, k, None))]
+
