@@ -59,20 +59,31 @@ def _cmd_synth(args: argparse.Namespace) -> int:
 
 def results_table(results_file: Path, group: str) -> str:
     """Per-task accuracy, unparsed, failed (videos not shown) and agent-failed (the model reported it
-    could not answer) counts, levels and overall from a results file."""
+    could not answer) counts, where the answers came from (planner, forced final turn, evidence
+    fallback, first-option rule; "-" when the model does not say), levels and overall from a
+    results file. A task whose every answer is the first-option rule shows "no solver", not its
+    chance-level hit rate."""
+    from .answer_sources import METRICS
     from .registry import LEVELS, bench_tasks
 
     data = json.loads(Path(results_file).read_text())
     res, groups = data.get("results", {}), data.get("groups", {})
-    rows = [f"{'task':<6}{'acc %':>8}{'n':>6}{'unparsed':>10}{'failed':>8}{'agent failed':>14}"]
+    src_names = [m[len("mvx_src_"):] for m in METRICS.values()]
+    rows = [f"{'task':<6}{'acc %':>10}{'n':>6}{'unparsed':>10}{'failed':>8}{'agent failed':>14}"
+            + "".join(f"{s:>10}" for s in src_names)]
     for t in bench_tasks():
         r = res.get(f"{group}_{t.slug}")
         if r is None:
             continue
         n = data.get("n-samples", {}).get(f"{group}_{t.slug}", {}).get("effective", "")
-        rows.append(f"{t.code:<6}{r.get('mvx_acc,none', float('nan')):>8.1f}{n:>6}"
+        src = [int(r.get(f"{m},none", 0) or 0) for m in METRICS.values()]
+        acc = f"{r.get('mvx_acc,none', float('nan')):.1f}"
+        if src[-1] and src[-1] == n:
+            acc = "no solver"
+        rows.append(f"{t.code:<6}{acc:>10}{n:>6}"
                     f"{r.get('mvx_unparsed,none', 0):>10}{r.get('mvx_failed,none', 0):>8}"
-                    f"{r.get('mvx_agent_failed,none', 0):>14}")
+                    f"{r.get('mvx_agent_failed,none', 0):>14}"
+                    + "".join(f"{(v if any(src) else '-'):>10}" for v in src))
     for lv in LEVELS:
         r = groups.get(f"{group}_{lv}") or res.get(f"{group}_{lv}")
         if r and "mvx_acc,none" in r:
