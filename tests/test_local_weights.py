@@ -132,8 +132,16 @@ def test_results_table_shows_the_agent_failure_count(tmp_path):
                                                            "mvx_failed,none": 0, "mvx_agent_failed,none": 2}},
                              "n-samples": {"mvx_synth_cnt": {"effective": 4}}}))
     lines = results_table(f, "mvx_synth").splitlines()
-    assert lines[0].split() == ["task", "acc", "%", "n", "unparsed", "failed", "agent", "failed"]
-    assert lines[1].split() == ["CNT", "50.0", "4", "0", "0", "2"]
+    assert lines[0].split() == ["task", "acc", "%", "n", "unparsed", "failed", "agent", "failed",
+                                "planner", "forced", "fallback", "rule"]
+    assert lines[1].split() == ["CNT", "50.0", "4", "0", "0", "2", "-", "-", "-", "-"]
+    # answer sources reported; a task answered only by the first-option rule has no solver
+    srcs = {"mvx_src_planner,none": 0, "mvx_src_forced,none": 0, "mvx_src_fallback,none": 0, "mvx_src_rule,none": 4}
+    f.write_text(json.dumps({"results": {"mvx_synth_cr": {"mvx_acc,none": 25.0, "mvx_unparsed,none": 0,
+                                                          "mvx_failed,none": 0, "mvx_agent_failed,none": 0, **srcs}},
+                             "n-samples": {"mvx_synth_cr": {"effective": 4}}}))
+    assert results_table(f, "mvx_synth").splitlines()[1].split() == ["CR", "no", "solver", "4", "0", "0", "0",
+                                                                    "0", "0", "0", "4"]
 
 
 @pytest.fixture(scope="module")
