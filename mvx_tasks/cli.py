@@ -270,6 +270,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--output", default="outputs/probe")
     s.set_defaults(func=_cmd_probe)
 
+    from . import run_summary
+
+    s = sub.add_parser("summary", help="a run's accuracy next to its tokens, dollars, iterations and tool calls")
+    run_summary.add_summary_arguments(s)
+    s.set_defaults(func=run_summary.cmd_summary)
+    s = sub.add_parser("estimate", help="answer N sampled questions and project the full run's cost")
+    run_summary.add_estimate_arguments(s)
+    s.set_defaults(func=run_summary.cmd_estimate)
+
     s = sub.add_parser("trace", help="print one SAMA trace readably")
     s.add_argument("file")
     s.set_defaults(func=_cmd_trace)

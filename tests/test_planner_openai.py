@@ -25,10 +25,12 @@ def cnt_question(tmp_path):
 
 
 def _agent(tmp_path, base_url, monkeypatch, **extra):
+    """An agent whose server is known to take tools (``protocol=tools``: a first-turn text answer is
+    an answer, not a sign to switch to JSON actions; tests/test_serving_faults.py covers that)."""
     monkeypatch.setenv("SAMA_TEST_KEY", KEY)
     cfg = build_config(planner="openai", model="local-model", base_url=base_url, api_key_env="SAMA_TEST_KEY",
-                       **{"planner.backoff": 0.01, "planner.max_retries": 2}, **D.DOUBLE_ARGS,
-                       **{"max_iterations": 3, **extra})
+                       **{"planner.backoff": 0.01, "planner.max_retries": 2, "planner.protocol": "tools"},
+                       **D.DOUBLE_ARGS, **{"max_iterations": 3, **extra})
     return SamaAgent(cfg)
 
 

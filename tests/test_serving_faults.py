@@ -31,7 +31,8 @@ def questions(tmp_path):
 def _agent(base_url, monkeypatch, **extra) -> SamaAgent:
     monkeypatch.setenv("SAMA_FAULT_KEY", "sk-fault-123456")
     args = {"planner": "openai", "model": "local-model", "base_url": base_url, "api_key_env": "SAMA_FAULT_KEY",
-            "planner.backoff": 0.01, "planner.max_retries": 3, "max_iterations": 2, **D.DOUBLE_ARGS, **extra}
+            "planner.backoff": 0.01, "planner.max_retries": 3, "planner.protocol": "tools", "max_iterations": 2,
+            **D.DOUBLE_ARGS, **extra}
     return SamaAgent(build_config(**args))
 
 
@@ -125,7 +126,7 @@ def test_prose_instead_of_tool_calls_switches_the_run_to_json_actions(tmp_path, 
         return 200, completion(content='Let me look. {"tool": "scene_graph", "args": {"video": "Video A", "query": "cup"}}')
 
     with FakeChatEndpoint(respond) as ep:
-        agent = _agent(ep.base_url, monkeypatch)
+        agent = _agent(ep.base_url, monkeypatch, **{"planner.protocol": "auto"})
         outs = run_questions(agent, questions[:2], tmp_path / "traces", workers=1, progress=False)
     assert outs == ["Answer: A", "Answer: A"]
     with_tools = [bool(r.get("tools")) for r in ep.requests]
@@ -140,6 +141,25 @@ def test_prose_instead_of_tool_calls_switches_the_run_to_json_actions(tmp_path, 
     assert [s["source"] for s in t["steps"] if s["kind"] == "final"] == ["planner"]
 
 
+def test_a_blind_first_answer_switches_too_but_not_after_native_tool_calls(tmp_path, monkeypatch, questions):
+    """Text with a letter before any evidence is a model answering blind; once the run has seen
+    native tool calls, a text answer is an answer."""
+    def respond(body):
+        if body.get("tools"):
+            return 200, completion(content="The answer is B.")
+        return 200, completion(content='{"final_answer": "A"}')
+
+    with FakeChatEndpoint(respond) as ep:
+        assert _agent(ep.base_url, monkeypatch, **{"planner.protocol": "auto"}).answer(questions[0]).output == "Answer: A"
+    assert [bool(r.get("tools")) for r in ep.requests] == [True, False]
+    script = [completion(tool_calls=[("scene_graph", {"video": "Video A", "query": "cup"})]),
+              completion(content="Answer: A"), completion(content="Answer: B")]
+    with FakeChatEndpoint(scripted(script)) as ep:
+        agent = _agent(ep.base_url, monkeypatch, **{"planner.protocol": "auto"})
+        assert [agent.answer(q).output for q in questions[:2]] == ["Answer: A", "Answer: B"]
+    assert agent.planner.protocol == "tools" and all(r.get("tools") for r in ep.requests)
+
+
 def test_unusable_json_replies_get_a_forced_final_answer(tmp_path, monkeypatch, questions):
     def respond(body):
         if "tool budget is spent" in body["messages"][-1]["content"]:
@@ -147,7 +167,7 @@ def test_unusable_json_replies_get_a_forced_final_answer(tmp_path, monkeypatch, 
         return 200, completion(content="I think the videos are nice.")
 
     with FakeChatEndpoint(respond) as ep:
-        agent = _agent(ep.base_url, monkeypatch)
+        agent = _agent(ep.base_url, monkeypatch, **{"planner.protocol": "auto"})
         result = agent.answer(questions[0], tmp_path / "t.json")
     assert result.output == "Answer: B"
     # native prose -> switch; JSON prose, re-ask prose -> forced final at once

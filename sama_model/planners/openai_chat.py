@@ -210,7 +210,9 @@ class OpenAISession:
         message = self._native(messages, tool_choice, usage, events)
         calls, final, error = self._parse(message)
         invalid, outputs = 0, [_dump(message)]
-        if error and not forced and not message.tool_calls:
+        # prose where a tool call was due: invalid, or an answer before any evidence (a model that cannot
+        # see or emit the tools answers blind), and this run has never seen a native tool call
+        if not forced and not message.tool_calls and (error or state.iteration == 1):
             switch = self.p.switch_to_json(f"the model answered a tool request with text: {(message.content or '')[:200]!r}")
             if switch is not None or self.p.protocol == "json":  # this run speaks JSON in text from now on
                 head = PlannerTurn(messages=messages, output=outputs, usage=usage, invalid=1,
