@@ -67,8 +67,9 @@ class OpenAIPlanner:
             if not base_url:
                 raise PlannerConfigError(f"the planner's API key is read from ${api_key_env}, which is not set; "
                                          f"export it or pass api_key_env=<VARIABLE>")
-            key = "EMPTY"  # self-hosted endpoints often need none
-        register_secret(key)
+            key = "EMPTY"  # self-hosted endpoints often need none (a placeholder, not a secret)
+        else:
+            register_secret(key)
         if protocol not in PROTOCOLS:
             raise PlannerConfigError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
         if reasoning_effort is not None and str(reasoning_effort) not in REASONING_EFFORTS:

@@ -91,7 +91,11 @@ class EndpointVideoReader:
         if self._client is None:
             from openai import OpenAI
 
-            key = os.environ.get(self.api_key_env) or "EMPTY"  # vLLM / SGLang accept any key by default
+            from sama_model.trace import register_secret
+
+            key = os.environ.get(self.api_key_env)
+            register_secret(key)  # never in a trace, even inside an error message
+            key = key or "EMPTY"  # vLLM / SGLang accept any key by default
             self._client = OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0)
         return self._client
 
