@@ -350,6 +350,25 @@ def render(results: Sequence[RouteResult]) -> str:
     return "\n".join(rows)
 
 
+def markdown_table(results: Sequence[RouteResult], configs: Sequence[HarnessConfig]) -> str:
+    """The README's routes table: per baseline, adapter, route, frames, labels, verified or not, and why."""
+    by_name = {c.name: c for c in configs}
+    rows = ["| Table 1 row | config | adapter | route (task group) | frames per video | labels | verified by "
+            "`mvx-bench routes` | reason |", "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        cfg = by_name[r.name]
+        frames = sorted({f for q in r.questions for f in q.frames})
+        labels = ("next to each video" if r.labels_adjacent else "NOT next to the videos") if r.questions else "-"
+        if r.verified:
+            verdict = "yes: ran, every video" if r.ok else "NO: " + render([r]).splitlines()[-1].split("FAILED: ")[-1]
+        else:
+            verdict = "no (request messages checked)" if r.questions else "no"
+        reason = (cfg.offline_reason or "") if not r.verified else cfg.route_reason.split(";")[0].split(". ")[0]
+        rows.append(f"| {cfg.paper_row or '-'} | `{r.name}` | `{r.model}` | {r.route} (`{cfg.tasks}`) | "
+                    f"{','.join(map(str, frames)) or cfg.frames_per_video} | {labels} | {verdict} | {reason} |")
+    return "\n".join(rows)
+
+
 def add_routes_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("configs", nargs="*", default=[str(CONFIG_DIR)],
                         help="config YAML files, folders of them, or config names (default: harness_configs/)")
@@ -358,6 +377,7 @@ def add_routes_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-local-models", default=None, metavar="DIR",
                         help="also link each checked config's tiny model as DIR/<config name> (for run --local-models)")
     parser.add_argument("--json", default=None, help="also write the results as JSON here")
+    parser.add_argument("--markdown", action="store_true", help="also print the README's routes table")
 
 
 def cmd_routes(args: argparse.Namespace) -> int:
@@ -370,6 +390,8 @@ def cmd_routes(args: argparse.Namespace) -> int:
         return 2
     results = check_routes(cfgs, args.work, cache=args.cache, save_dir=args.save_local_models)
     print(render(results))
+    if args.markdown:
+        print("\n" + markdown_table(results, cfgs))
     if args.json:
         Path(args.json).write_text(json.dumps([r.to_dict() for r in results], indent=1))
     bad = [r.name for r in results if (r.verified and not r.ok)
