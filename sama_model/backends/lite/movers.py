@@ -15,8 +15,7 @@ the frames a tool needs, not by the clip's length or resolution:
    threshold adapts to the frame's own residual (codec noise, wind in the grass).
 3. **Tracks** (:func:`mover_tracks`): connected foreground regions, associated across frames by
    the tracker's Hungarian matching; tracks that persist (:data:`MIN_TRACK_SHARE` of the frames)
-   are the independently moving objects. Per step, the object's own rotation and scale are
-   fitted on corners tracked inside it (a textured cut-out spinning or pulsing in place).
+   are the independently moving objects (:mod:`.actor` follows one of them to name its action).
 
 Colour and shape names are computed for each region (cheaply, from its pixels and outline) and
 used only when a query asks for them.
@@ -45,24 +44,26 @@ NEIGHBOUR_STEPS = (-4, 4, -8, 8, -12, 12)
 #: max-channel absolute difference (0-255). Fitted on the real-footage composite set, seed 7.
 DIFF_FLOOR = 22.0
 NOISE_FACTOR = 4.0
+EDGE_WEIGHT = 1.0  # threshold rise per unit of the background's local gradient (grey levels per pixel)
 SPREAD_MIN = 0.35  # camera fit: inlier corners span at least this share of the frame on one axis
 MIN_AREA_FRAC = 0.002
 MIN_THICKNESS = 0.025  # a region's inscribed radius, as a fraction of the frame width (4 px at 160)  # smallest region kept, as a fraction of the frame
 MAX_AREA_FRAC = 0.4
+LOCAL_STEPS = (-2, 2, -4, 4)  # near neighbours for actions in place (see foreground_masks)
 MIN_TRACK_SHARE = 0.3  # a mover is seen in at least this share of the sampled frames
 
 
 @dataclass
 class Movers:
     """Result of one window: tracks (all, unfiltered), sampled indices and times, the camera's
-    cumulative content offset per step (pixels of the input frames) and per-step object motion."""
+    cumulative content offset per step (pixels of the input frames), masks and camera maps."""
 
     tracks: list[Track]
     idx: np.ndarray
     times: np.ndarray
     offsets: np.ndarray
-    spins: dict[int, list[tuple[float, float]]]  # track id -> [(degrees, dt)] of its own rotation
-    scales: dict[int, list[float]]  # track id -> per-step log scale change of its own
+    masks: list[np.ndarray]  # per step, the foreground mask (small-frame pixels)
+    chain: list[np.ndarray]  # per step, the camera's 3x3 map to the next sampled frame (small-frame pixels)
 
     def independent(self, min_share: float = MIN_TRACK_SHARE) -> list[Track]:
         """Tracks seen long enough to be objects moving on their own."""
@@ -156,13 +157,16 @@ def _to_middle(clip: VideoClip, idx: np.ndarray, chain: list[np.ndarray]) -> lis
     return maps
 
 
-def foreground_masks(clip: VideoClip, idx: np.ndarray, chain: list[np.ndarray]) -> list[np.ndarray]:
+def foreground_masks(clip: VideoClip, idx: np.ndarray, chain: list[np.ndarray], local: bool = False) -> list[np.ndarray]:
     """Per sampled frame, uint8 mask (small-frame pixels) of what moves relative to the background.
 
     The background is the per-pixel median of every sampled frame warped into the middle frame's
     coordinates (a mosaic a little larger than the frame, so a pan keeps its edges): an object that
     travels is at any one place for less than half of the clip, so the median is its background.
-    Each frame is compared with the mosaic warped back into its coordinates.
+    Each frame is compared with the mosaic warped back into its coordinates. With ``local``, a
+    pixel that differs from most of its near neighbours (:data:`LOCAL_STEPS` sampled frames away,
+    registered through the mosaic's maps) counts too: an object spinning, pulsing or shaking in
+    place is part of the median, but changes from one moment to the next.
     """
     smalls = [FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small) for i in idx]
     n = len(idx)
@@ -197,7 +201,25 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, chain: list[np.ndarray]) 
         d = cv2.erode(np.abs(smalls[k].astype(np.int16) - bg.astype(np.int16)).max(-1).astype(np.uint8), k5)
         d[~ok] = 0
         thr = max(DIFF_FLOOR, NOISE_FACTOR * float(np.median(d[ok]))) if ok.any() else 255.0
-        fg = cv2.dilate((d > thr).astype(np.uint8), k5)  # the erosion above shrank every region
+        # a strong edge of the background that blurs or shifts a little (a hand-held camera's
+        # motion blur) leaves a large difference along it: the threshold rises with the edge
+        gb = cv2.cvtColor(bg, cv2.COLOR_RGB2GRAY)
+        edge = cv2.dilate(cv2.magnitude(cv2.Sobel(gb, cv2.CV_32F, 1, 0, ksize=3),
+                                        cv2.Sobel(gb, cv2.CV_32F, 0, 1, ksize=3)) / 8.0, k5)
+        fg = d > thr + EDGE_WEIGHT * edge
+        if local:
+            near = []
+            for j in (k + s for s in LOCAL_STEPS if 0 <= k + s < n):
+                m = np.linalg.inv(shift @ maps[k]) @ shift @ maps[j]
+                warped = cv2.warpPerspective(smalls[j], m, (w, h), flags=cv2.INTER_LINEAR,
+                                             borderMode=cv2.BORDER_REPLICATE)
+                near.append(cv2.erode(np.abs(smalls[k].astype(np.int16) - warped.astype(np.int16)).max(-1)
+                                      .astype(np.uint8), k5))
+            if len(near) >= 2:
+                lo = np.sort(np.stack(near), axis=0)[len(near) // 2 - 1 if len(near) > 2 else 0]
+                lo[~ok] = 0
+                fg |= lo > max(DIFF_FLOOR, NOISE_FACTOR * float(np.median(lo[ok]))) if ok.any() else False
+        fg = cv2.dilate(fg.astype(np.uint8), k5)  # the erosion above shrank every region
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, k3)
         masks.append(fg)
     return masks
@@ -232,28 +254,9 @@ def _regions(frame: np.ndarray, mask: np.ndarray) -> list[Segment]:
     return out[:12]
 
 
-def _own_motion(g0: np.ndarray, g1: np.ndarray, cam: np.ndarray, box: tuple, scale: float) -> tuple[float, float] | None:
-    """(rotation in degrees, log scale) of the object in ``box`` from g0 to g1, with the camera's removed."""
-    h, w = g0.shape
-    x0, y0, x1, y1 = (int(round(v * scale)) for v in box)
-    mask = np.zeros((h, w), np.uint8)
-    mask[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = 255
-    if mask.sum() < 255 * 30:
-        return None
-    p0, p1 = track_points(g0, g1, max_points=60, mask=mask)
-    if len(p0) < 8:
-        return None
-    c = p0.mean(0)
-    (a, b, _tx, _ty), inl = fit_similarity(p0.astype(np.float64), p1.astype(np.float64), (float(c[0]), float(c[1])))
-    if inl.mean() < 0.5:
-        return None
-    rot = float(np.degrees(np.arctan2(b, a))) - float(np.degrees(np.arctan2(cam[1, 0], cam[0, 0])))
-    return rot, float(np.log(max(np.hypot(a, b), 1e-6) / max(np.hypot(cam[0, 0], cam[1, 0]), 1e-6)))
-
-
-def _compute(clip: VideoClip, idx: np.ndarray) -> Movers:
+def _compute(clip: VideoClip, idx: np.ndarray, local: bool = False) -> Movers:
     chain = camera_chain(clip, idx)
-    masks = foreground_masks(clip, idx, chain)
+    masks = foreground_masks(clip, idx, chain, local)
     per_frame = [_regions(clip.frames[int(i)], m) for i, m in zip(idx, masks)]
     h, w = clip.frames.shape[1:3]
     tracks = associate(per_frame, float(np.hypot(h, w)), max_gap=3, gate=3.0)
@@ -264,33 +267,18 @@ def _compute(clip: VideoClip, idx: np.ndarray) -> Movers:
     for m in chain:
         offsets.append(offsets[-1] + (m @ centre)[:2] / scale - centre[:2] / scale)
     times = clip.timestamps[idx]
-    spins: dict[int, list[tuple[float, float]]] = {}
-    scales: dict[int, list[float]] = {}
-    need = max(3, int(np.ceil(MIN_TRACK_SHARE * len(idx))))
-    for t in tracks:
-        if len(t.steps) < need:
-            continue
-        rs, ss = [], []
-        for (sa, a), (sb, _b) in zip(zip(t.steps[:-1], t.segments[:-1]), zip(t.steps[1:], t.segments[1:])):
-            if sb != sa + 1:
-                continue
-            g0 = FRAME_MEMO.get(clip.frames, int(idx[sa]), "mover-grey", _grey)
-            g1 = FRAME_MEMO.get(clip.frames, int(idx[sb]), "mover-grey", _grey)
-            got = _own_motion(g0, g1, chain[sa], a.box, scale)
-            if got is not None:
-                rs.append((got[0], float(times[sb] - times[sa])))
-                ss.append(got[1])
-        spins[t.id], scales[t.id] = rs, ss
-    return Movers(tracks, idx, times, np.array(offsets), spins, scales)
+    return Movers(tracks, idx, times, np.array(offsets), masks, chain)
 
 
-def movers(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> Movers:
-    """Independently moving objects of the window (memoised per clip and sampled frames)."""
+def movers(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES,
+           local: bool = False) -> Movers:
+    """Independently moving objects of the window (memoised per clip and sampled frames); ``local``
+    also finds objects acting in place (see :func:`foreground_masks`)."""
     idx = window_indices(clip, window, max_frames)
     if len(idx) == 0:
-        return Movers([], idx, clip.timestamps[idx], np.zeros((0, 2)), {}, {})
-    key = ("movers", tuple(int(i) for i in idx))
-    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _compute(clip, idx))
+        return Movers([], idx, clip.timestamps[idx], np.zeros((0, 2)), [], [])
+    key = ("movers", tuple(int(i) for i in idx), bool(local))
+    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _compute(clip, idx, local))
 
 
 #: a counted mover's camera-compensated centroid path spans at least this many of its own sizes
@@ -341,42 +329,3 @@ def mover_counts(clip: VideoClip, window: Window = (None, None), max_frames: int
     return {"count": len(counted), "tracks": tracks, "near_threshold": near, "frames_used": int(len(m.idx)),
             "frame_times": [round(float(t), 3) for t in m.times]}
 
-
-def mover_objects(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> list[dict]:
-    """Motion patterns (as :func:`.motion.classify_track` reports them) of the objects moving on
-    their own, largest first. Spinning and pulsing come from the object's own rotation and scale,
-    fitted on corners tracked inside it (a region found by motion has no reliable outline)."""
-    from .motion import SPIN_MIN_RATE, SPIN_SUPPORT, classify_track, spin_rate
-
-    m = movers(clip, window, max_frames)
-    h, w = clip.frames.shape[1:3]
-    out = []
-    for t in m.independent():
-        obj = classify_track(t, m.times, m.offsets, (w, h))
-        pats = [p for p in obj.get("patterns", []) if p not in ("spinning", "pulsing", "growing", "shrinking")]
-        rots = m.spins.get(t.id, [])
-        spin = 0.0
-        if len(rots) >= 3:
-            spin, agree = spin_rate([(r, 1, dt) for r, dt in rots])
-            if agree >= SPIN_SUPPORT and abs(spin) > SPIN_MIN_RATE:
-                pats.append("spinning")
-        sc = np.asarray(m.scales.get(t.id, []), np.float64)
-        if len(sc) >= 4:
-            log_size = np.concatenate([[0.0], np.cumsum(sc)])
-            swings = int(np.sum(np.diff(np.sign(sc[np.abs(sc) > PULSE_STEP_LOG])) != 0)) if np.any(
-                np.abs(sc) > PULSE_STEP_LOG) else 0
-            if float(np.ptp(log_size)) > PULSE_RANGE_LOG and swings >= 2:
-                pats.append("pulsing")
-        trajectory = pats[0] if pats else "static"
-        primary = pats[1] if trajectory == "static" and len(pats) > 1 else trajectory
-        obj.update(pattern=primary, patterns=pats or ["static"], spin_deg_per_s=round(spin, 1),
-                   travel_sizes=round(travel(m, t), 2), source="motion")
-        out.append(obj)
-    out.sort(key=lambda o: -float(o.get("size_px") or 0.0))
-    return out
-
-
-#: pulsing from an object's own scale: log side-length changes per step above PULSE_STEP_LOG count as
-#: swings, and the side length ranges over more than PULSE_RANGE_LOG (log 1.5: a pulse of +-40 %)
-PULSE_STEP_LOG = 0.03
-PULSE_RANGE_LOG = float(np.log(1.5))

@@ -313,11 +313,12 @@ def colour_rarity(
     cv2.setRNGSeed(12345)
     crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
     _, _, centres = cv2.kmeans(sub, k, None, crit, 1, cv2.KMEANS_PP_CENTERS)
-    d2 = np.empty((len(x), k), np.float32)
+    # one row per cluster (contiguous), so the per-cluster passes below read and write whole rows
+    d2 = np.empty((k, len(x)), np.float32)
     for j in range(k):
         diff = x - centres[j]
-        d2[:, j] = np.einsum("ij,ij->i", diff, diff)
-    lbl = np.argmin(d2, axis=1)
+        d2[j] = np.einsum("ij,ij->i", diff, diff)
+    lbl = np.argmin(d2, axis=0)
     weight = np.exp(d2 * np.float32(-0.5 / sigma**2))
     ring = np.zeros((h, w), np.float32)
     glob = np.zeros(len(x), np.float32)
@@ -330,9 +331,9 @@ def colour_rarity(
             continue
         big = cv2.boxFilter(ind, -1, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
         small = cv2.boxFilter(ind, -1, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
-        wj = weight[:, j].reshape(h, w)
+        wj = weight[j].reshape(h, w)
         ring += wj * (big - small) / norm
-        glob += weight[:, j] * frac
+        glob += weight[j] * frac
     return np.minimum(ring, glob.reshape(h, w))
 
 

@@ -46,7 +46,7 @@ TASK_CUES: list[tuple[str, str]] = [
     ("RID", r"same (person|individual|identity)|re-?identif|\bidentity\b"),
     ("ART", r"art(istic)? style|drawing style|animation style|rendering style|\bstyle\b"),
     ("MVR", r"viewpoint|view\b|perspective|same (event|location|place|scene)|modality"),
-    ("AM", r"\baction\b|activity|same movement"),
+    ("AM", r"\baction\b|activity|same (movement|motion|way)|moves? like"),
     ("VS", r"similar|duplicate|same video"),
 ]
 
