@@ -177,6 +177,19 @@ def test_unusable_json_replies_get_a_forced_final_answer(tmp_path, monkeypatch, 
     assert step["final"] == "Answer: B" and step["invalid"] == 3
 
 
+def test_a_model_that_never_acts_nor_answers_costs_five_requests(tmp_path, monkeypatch, questions):
+    """Prose to everything: the switch, a JSON turn and its re-ask, a forced final and its re-ask;
+    then the agent decides from the evidence without asking again (deterministic decoding would
+    repeat the same reply)."""
+    with FakeChatEndpoint(lambda body: (200, completion(content="Videos are fun to watch."))) as ep:
+        agent = _agent(ep.base_url, monkeypatch, **{"planner.protocol": "auto"})
+        result = agent.answer(questions[0], tmp_path / "t.json")
+    assert result.status == "finished" and len(ep.requests) == 5
+    t = load_trace(tmp_path / "t.json")
+    assert [s["source"] for s in t["steps"] if s["kind"] == "final"] in (["evidence-fallback"], ["first-option-rule"])
+    assert t["totals"]["invalid_planner_outputs"] == 5
+
+
 def test_reasoning_content_stays_out_of_requests_and_cache_counts_are_read(tmp_path, monkeypatch, questions):
     first = completion(tool_calls=[("scene_graph", {"video": "Video A", "query": "cup"})])
     first["choices"][0]["message"]["reasoning_content"] = "SECRET-CHAIN: count the cups first."

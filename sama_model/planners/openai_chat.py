@@ -154,6 +154,7 @@ class OpenAISession:
         self.p, self.ctx = planner, ctx
         self.tools = list(ctx.tool_specs) + [final_answer_spec(list(ctx.question.options))]
         self.history: list[dict[str, Any]] = []  # raw mode: assistant tool calls and tool results
+        self.final_refused = False  # a forced final answer was asked for and none came: asking again is waste
         self._pending: dict[str, Any] | None = None
 
     def _messages(self, state: AgentState, extra: str | None = None) -> list[dict[str, Any]]:
@@ -202,6 +203,8 @@ class OpenAISession:
         return resp.choices[0].message
 
     def _turn(self, state: AgentState, extra: str | None, tool_choice: str) -> PlannerTurn:
+        if self.final_refused:  # deterministic decoding would repeat it: the agent answers from the evidence
+            return PlannerTurn(note="the model gave no usable action nor a forced final answer for this question")
         forced = tool_choice == "none"
         if self.p.protocol == "json":
             return self._json(state, forced, PlannerTurn())
@@ -261,6 +264,7 @@ class OpenAISession:
             add_usage(usage, last.usage)
             invalid += last.invalid
             messages, final, note = last.messages, last.final, last.note or note
+            self.final_refused = final is None
         return PlannerTurn(calls=calls, final=final, messages=messages, output=outputs, usage=usage, invalid=invalid,
                            note=note, events=events)
 
