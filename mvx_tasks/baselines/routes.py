@@ -298,7 +298,8 @@ def check_routes(configs: Sequence[HarnessConfig], work: str | Path, *, cache: s
         task = PROBE_TASK[cfg.route]
         cmd = build_command(local, output=work / "runs", tasks=task,
                             extra_args=["--gen_kwargs", "max_new_tokens=4,temperature=0,do_sample=False"])
-        plan.append({"name": cfg.name, "folder": str(folder), "argv": cmd[3:], "spy": str(work / f"{cfg.name}.spy.jsonl"),
+        plan.append({"name": cfg.name, "folder": str(folder), "argv": cmd[3:],
+                     "spy": str(work / f"{cfg.name}.spy.jsonl"),
                      "env": {**run_env(cfg), "MVX_PROBE_DATA": str(probe), "HF_HUB_OFFLINE": "1"}})
         Path(plan[-1]["spy"]).unlink(missing_ok=True)
         shutil.rmtree(work / "runs" / cfg.name, ignore_errors=True)  # judge this run's files only

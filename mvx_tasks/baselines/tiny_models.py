@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["QWEN_CHAT_TEMPLATE", "QWEN_SPECIAL_TOKENS", "train_byte_bpe", "build_tiny_qwen2_5_vl", "build_tiny_qwen3_vl", "build_tiny_qwen3_5",
-           "build_tiny_gemma3", "build_tiny_llava_onevision", "build_tiny_idefics3", "build_tiny_internvl",
+__all__ = ["QWEN_CHAT_TEMPLATE", "QWEN_SPECIAL_TOKENS", "train_byte_bpe", "build_tiny_qwen2_5_vl", "build_tiny_qwen3_vl",
+           "build_tiny_qwen3_5", "build_tiny_gemma3", "build_tiny_llava_onevision", "build_tiny_idefics3", "build_tiny_internvl",
            "build_tiny_pixtral", "build_tiny_phi4_multimodal", "BUILDERS"]
 
 # Qwen2-VL / Qwen2.5-VL chat template (the upstream one, trimmed of tool calls): video items render
@@ -72,7 +72,6 @@ def build_tiny_qwen2_5_vl(folder: str | Path, *, seed: int = 0) -> Path:
     attn_implementation=sdpa,device=cpu,device_map=cpu``). Its processor carries a Qwen chat template
     and caps image/video resolution so that ``generate()`` on a few frames takes well under a second.
     """
-    import torch
     from transformers import (Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2_5_VLProcessor,
                               Qwen2VLImageProcessor, Qwen2VLVideoProcessor)
 
@@ -97,12 +96,7 @@ def build_tiny_qwen2_5_vl(folder: str | Path, *, seed: int = 0) -> Path:
         vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
         bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
     )
-    torch.manual_seed(seed)
-    model = Qwen2_5_VLForConditionalGeneration(config).eval()
-    model.generation_config.eos_token_id = ids["<|im_end|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    model.save_pretrained(folder)
-    processor.save_pretrained(folder)
+    _save(folder, Qwen2_5_VLForConditionalGeneration, config, processor, ids["<|im_end|>"], ids["<|endoftext|>"], seed)
     return folder
 
 
@@ -142,7 +136,6 @@ def build_tiny_qwen3_vl(folder: str | Path, *, seed: int = 0) -> Path:
     Loads with ``AutoModelForImageTextToText`` / ``AutoProcessor``; its processor writes each frame
     pair's timestamp ("<1.3 seconds>") into the prompt from the video metadata it is given.
     """
-    import torch
     from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration
 
     folder = Path(folder)
@@ -151,15 +144,13 @@ def build_tiny_qwen3_vl(folder: str | Path, *, seed: int = 0) -> Path:
     config = Qwen3VLConfig(
         text_config=_text_config(len(tokenizer), rope_parameters=_QWEN3_ROPE),
         vision_config=dict(_QWEN3_VISION, deepstack_visual_indexes=[1]), **_qwen_ids(ids))
-    torch.manual_seed(seed)
-    model = Qwen3VLForConditionalGeneration(config).eval()
-    return _save(folder, model, processor, ids["<|im_end|>"], ids["<|endoftext|>"])
+    _save(folder, Qwen3VLForConditionalGeneration, config, processor, ids["<|im_end|>"], ids["<|endoftext|>"], seed)
+    return folder
 
 
 def build_tiny_qwen3_5(folder: str | Path, *, seed: int = 0) -> Path:
     """Save a tiny random Qwen3.5 (Qwen3.6's architecture: one linear-attention and one full-attention
     layer, hidden 64) with Qwen3-VL's processor to ``folder``."""
-    import torch
     from transformers import Qwen3_5Config, Qwen3_5ForConditionalGeneration
 
     folder = Path(folder)
@@ -170,17 +161,30 @@ def build_tiny_qwen3_5(folder: str | Path, *, seed: int = 0) -> Path:
                         linear_key_head_dim=16, linear_value_head_dim=16, linear_num_key_heads=2,
                         linear_num_value_heads=4)
     config = Qwen3_5Config(text_config=text, vision_config=dict(_QWEN3_VISION), **_qwen_ids(ids))
+    _save(folder, Qwen3_5ForConditionalGeneration, config, processor, ids["<|im_end|>"], ids["<|endoftext|>"], seed)
+    return folder
+
+
+def _tokenizer(special: list[str], roles: dict[str, str], template: str, named: dict[str, str] | None = None):
+    """A tiny tokenizer with ``special`` tokens, the model's roles (bos/eos/pad) and chat template, and
+    the ids of the special tokens."""
+    tok = train_byte_bpe(special, named=named)
+    tok.add_special_tokens(roles)
+    tok.chat_template = template
+    return tok, {t: tok.convert_tokens_to_ids(t) for t in special}
+
+
+def _save(folder: Path, model_cls, config, processor, eos_id: int, pad_id: int, seed: int):
+    """Build ``model_cls(config)`` from ``seed`` and save it with ``processor``; returns the model."""
+    import torch
+
     torch.manual_seed(seed)
-    model = Qwen3_5ForConditionalGeneration(config).eval()
-    return _save(folder, model, processor, ids["<|im_end|>"], ids["<|endoftext|>"])
-
-
-def _save(folder: Path, model, processor, eos_id: int, pad_id: int) -> Path:
+    model = model_cls(config).eval()
     model.generation_config.eos_token_id = eos_id
     model.generation_config.pad_token_id = pad_id
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
-    return folder
+    return model
 
 
 def _text_config(vocab: int, **extra) -> dict:
@@ -204,17 +208,14 @@ GEMMA3_CHAT_TEMPLATE = (
 
 def build_tiny_gemma3(folder: str | Path, *, seed: int = 0) -> Path:
     """Gemma-3 (``Gemma3ForConditionalGeneration``): SigLIP tower at 32 px, 4 soft tokens per image."""
-    import torch
     from transformers import Gemma3Config, Gemma3ForConditionalGeneration, Gemma3ImageProcessor, Gemma3Processor
 
     folder = Path(folder)
     special = ["<pad>", "<eos>", "<bos>", "<start_of_turn>", "<end_of_turn>", "<start_of_image>", "<end_of_image>",
                "<image_soft_token>"]
-    tok = train_byte_bpe(special, named={"boi_token": "<start_of_image>", "eoi_token": "<end_of_image>",
-                                         "image_token": "<image_soft_token>"})
-    tok.add_special_tokens({"bos_token": "<bos>", "eos_token": "<end_of_turn>", "pad_token": "<pad>"})
-    tok.chat_template = GEMMA3_CHAT_TEMPLATE
-    ids = {t: tok.convert_tokens_to_ids(t) for t in special}
+    tok, ids = _tokenizer(special, {"bos_token": "<bos>", "eos_token": "<end_of_turn>", "pad_token": "<pad>"},
+                          GEMMA3_CHAT_TEMPLATE, named={"boi_token": "<start_of_image>", "eoi_token": "<end_of_image>",
+                                                       "image_token": "<image_soft_token>"})
     processor = Gemma3Processor(image_processor=Gemma3ImageProcessor(size={"height": 32, "width": 32}), tokenizer=tok,
                                 chat_template=GEMMA3_CHAT_TEMPLATE, image_seq_length=4)
     config = Gemma3Config(
@@ -223,9 +224,8 @@ def build_tiny_gemma3(folder: str | Path, *, seed: int = 0) -> Path:
                            image_size=32, patch_size=8),
         mm_tokens_per_image=4, boi_token_index=ids["<start_of_image>"], eoi_token_index=ids["<end_of_image>"],
         image_token_index=ids["<image_soft_token>"], pad_token_id=ids["<pad>"], eos_token_id=ids["<end_of_turn>"])
-    torch.manual_seed(seed)
-    model = Gemma3ForConditionalGeneration(config).eval()
-    return _save(folder, model, processor, ids["<end_of_turn>"], ids["<pad>"])
+    _save(folder, Gemma3ForConditionalGeneration, config, processor, ids["<end_of_turn>"], ids["<pad>"], seed)
+    return folder
 
 
 # LLaVA-OneVision (llava-hf/llava-onevision-qwen2-*-ov-hf), verbatim in structure: it renders ALL images,
@@ -241,16 +241,13 @@ LLAVA_ONEVISION_CHAT_TEMPLATE = (
 
 def build_tiny_llava_onevision(folder: str | Path, *, seed: int = 0) -> Path:
     """LLaVA-OneVision (``LlavaOnevisionForConditionalGeneration``): Qwen2 text, SigLIP at 32 px, one grid."""
-    import torch
     from transformers import (LlavaOnevisionConfig, LlavaOnevisionForConditionalGeneration,
                               LlavaOnevisionImageProcessor, LlavaOnevisionProcessor, LlavaOnevisionVideoProcessor)
 
     folder = Path(folder)
     special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", "<video>"]
-    tok = train_byte_bpe(special, named={"image_token": "<image>", "video_token": "<video>"})
-    tok.add_special_tokens({"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"})
-    tok.chat_template = LLAVA_ONEVISION_CHAT_TEMPLATE
-    ids = {t: tok.convert_tokens_to_ids(t) for t in special}
+    tok, ids = _tokenizer(special, {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"},
+                          LLAVA_ONEVISION_CHAT_TEMPLATE, named={"image_token": "<image>", "video_token": "<video>"})
     size = {"height": 32, "width": 32}
     processor = LlavaOnevisionProcessor(
         image_processor=LlavaOnevisionImageProcessor(size=size, image_grid_pinpoints=[[32, 32]]),
@@ -262,9 +259,9 @@ def build_tiny_llava_onevision(folder: str | Path, *, seed: int = 0) -> Path:
                            num_attention_heads=2, image_size=32, patch_size=8),
         image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_select_strategy="full",
         vision_feature_layer=-1, image_grid_pinpoints=[[32, 32]], tie_word_embeddings=False)
-    torch.manual_seed(seed)
-    model = LlavaOnevisionForConditionalGeneration(config).eval()
-    return _save(folder, model, processor, ids["<|im_end|>"], ids["<|endoftext|>"])
+    _save(folder, LlavaOnevisionForConditionalGeneration, config, processor,
+          ids["<|im_end|>"], ids["<|endoftext|>"], seed)
+    return folder
 
 
 # Idefics3 (HuggingFaceM4/Idefics3-8B-Llama3): images render as <image> where they stand.
@@ -279,17 +276,13 @@ IDEFICS3_CHAT_TEMPLATE = (
 
 def build_tiny_idefics3(folder: str | Path, *, seed: int = 0) -> Path:
     """Idefics3 (``Idefics3ForConditionalGeneration``): Llama text, SigLIP at 32 px, no image splitting."""
-    import torch
     from transformers import Idefics3Config, Idefics3ForConditionalGeneration, Idefics3ImageProcessor, Idefics3Processor
 
     folder = Path(folder)
     special = ["<|begin_of_text|>", "<|end_of_text|>", "<end_of_utterance>", "<image>", "<fake_token_around_image>",
                "<global-img>"] + [f"<row_{i}_col_{j}>" for i in range(1, 7) for j in range(1, 7)]
-    tok = train_byte_bpe(special)
-    tok.add_special_tokens({"bos_token": "<|begin_of_text|>", "eos_token": "<end_of_utterance>",
-                            "pad_token": "<|end_of_text|>"})
-    tok.chat_template = IDEFICS3_CHAT_TEMPLATE
-    ids = {t: tok.convert_tokens_to_ids(t) for t in special}
+    tok, ids = _tokenizer(special, {"bos_token": "<|begin_of_text|>", "eos_token": "<end_of_utterance>",
+                            "pad_token": "<|end_of_text|>"}, IDEFICS3_CHAT_TEMPLATE)
     image_processor = Idefics3ImageProcessor(size={"longest_edge": 32}, max_image_size={"longest_edge": 32},
                                              do_image_splitting=False)
     processor = Idefics3Processor(image_processor=image_processor, tokenizer=tok, image_seq_len=4,
@@ -299,9 +292,9 @@ def build_tiny_idefics3(folder: str | Path, *, seed: int = 0) -> Path:
         vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
                            image_size=32, patch_size=8),
         scale_factor=2, image_token_id=ids["<image>"], pad_token_id=ids["<|end_of_text|>"], tie_word_embeddings=False)
-    torch.manual_seed(seed)
-    model = Idefics3ForConditionalGeneration(config).eval()
-    return _save(folder, model, processor, ids["<end_of_utterance>"], ids["<|end_of_text|>"])
+    _save(folder, Idefics3ForConditionalGeneration, config, processor,
+          ids["<end_of_utterance>"], ids["<|end_of_text|>"], seed)
+    return folder
 
 
 # InternVL3.5 -HF checkpoints (OpenGVLab/InternVL3_5-*-HF): <IMG_CONTEXT> / <video> where they stand;
@@ -317,17 +310,14 @@ INTERNVL_CHAT_TEMPLATE = (
 
 def build_tiny_internvl(folder: str | Path, *, seed: int = 0) -> Path:
     """InternVL (HF, ``InternVLForConditionalGeneration``): Qwen2 text, InternViT at 32 px, 4 tokens per tile."""
-    import torch
     from transformers import (GotOcr2ImageProcessor, InternVLConfig, InternVLForConditionalGeneration,
                               InternVLProcessor, InternVLVideoProcessor)
 
     folder = Path(folder)
     special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<img>", "</img>", "<IMG_CONTEXT>", "<video>"]
-    tok = train_byte_bpe(special, named={"start_image_token": "<img>", "end_image_token": "</img>",
-                                         "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"})
-    tok.add_special_tokens({"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"})
-    tok.chat_template = INTERNVL_CHAT_TEMPLATE
-    ids = {t: tok.convert_tokens_to_ids(t) for t in special}
+    tok, ids = _tokenizer(special, {"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"},
+                          INTERNVL_CHAT_TEMPLATE, named={"start_image_token": "<img>", "end_image_token": "</img>",
+                                                         "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"})
     size = {"height": 32, "width": 32}
     processor = InternVLProcessor(image_processor=GotOcr2ImageProcessor(size=size, crop_to_patches=False),
                                   video_processor=InternVLVideoProcessor(size=size), tokenizer=tok,
@@ -337,9 +327,8 @@ def build_tiny_internvl(folder: str | Path, *, seed: int = 0) -> Path:
         vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
                            image_size=[32, 32], patch_size=[8, 8]),
         image_token_id=ids["<IMG_CONTEXT>"], downsample_ratio=0.5, tie_word_embeddings=False)
-    torch.manual_seed(seed)
-    model = InternVLForConditionalGeneration(config).eval()
-    return _save(folder, model, processor, ids["<|im_end|>"], ids["<|endoftext|>"])
+    _save(folder, InternVLForConditionalGeneration, config, processor, ids["<|im_end|>"], ids["<|endoftext|>"], seed)
+    return folder
 
 
 # Pixtral (mistral-community/pixtral-12b, a LLaVA checkpoint with a Pixtral vision tower): [IMG] where it stands.
@@ -355,15 +344,13 @@ PIXTRAL_CHAT_TEMPLATE = (
 
 def build_tiny_pixtral(folder: str | Path, *, seed: int = 0) -> Path:
     """Pixtral as HF LLaVA (``LlavaForConditionalGeneration`` + Pixtral vision, Mistral text), 32 px images."""
-    import torch
     from transformers import LlavaConfig, LlavaForConditionalGeneration, PixtralImageProcessor, PixtralProcessor
 
     folder = Path(folder)
     special = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[IMG]", "[IMG_BREAK]", "[IMG_END]"]
-    tok = train_byte_bpe(special)
-    tok.add_special_tokens({"bos_token": "<s>", "eos_token": "</s>", "pad_token": "<unk>", "unk_token": "<unk>"})
-    tok.chat_template = PIXTRAL_CHAT_TEMPLATE
-    ids = {t: tok.convert_tokens_to_ids(t) for t in special}
+    tok, ids = _tokenizer(special,
+                          {"bos_token": "<s>", "eos_token": "</s>", "pad_token": "<unk>", "unk_token": "<unk>"},
+                          PIXTRAL_CHAT_TEMPLATE)
     processor = PixtralProcessor(image_processor=PixtralImageProcessor(size={"longest_edge": 32}, patch_size=8),
                                  tokenizer=tok, patch_size=8, chat_template=PIXTRAL_CHAT_TEMPLATE)
     config = LlavaConfig(
@@ -372,9 +359,8 @@ def build_tiny_pixtral(folder: str | Path, *, seed: int = 0) -> Path:
                            num_attention_heads=2, image_size=32, patch_size=8, head_dim=16),
         image_token_index=ids["[IMG]"], projector_hidden_act="gelu", vision_feature_layer=-1,
         vision_feature_select_strategy="full", tie_word_embeddings=False)
-    torch.manual_seed(seed)
-    model = LlavaForConditionalGeneration(config).eval()
-    return _save(folder, model, processor, ids["</s>"], ids["<unk>"])
+    _save(folder, LlavaForConditionalGeneration, config, processor, ids["</s>"], ids["<unk>"], seed)
+    return folder
 
 
 # Phi-4-multimodal, HF format (microsoft/Phi-4-multimodal-instruct at revision refs/pr/70): <|image|> where it stands.
@@ -390,16 +376,13 @@ PHI4_CHAT_TEMPLATE = (
 def build_tiny_phi4_multimodal(folder: str | Path, *, seed: int = 0) -> Path:
     """Phi-4-multimodal (``Phi4MultimodalForCausalLM``, native): Phi-3 text, SigLIP at the processor's fixed
     448 px / patch 14 geometry (1 layer, 32 wide), one crop per image, a 1-block audio encoder."""
-    import torch
     from transformers import (Phi4MultimodalConfig, Phi4MultimodalFeatureExtractor, Phi4MultimodalForCausalLM,
                               Phi4MultimodalImageProcessor, Phi4MultimodalProcessor)
 
     folder = Path(folder)
     special = ["<|endoftext|>", "<|user|>", "<|assistant|>", "<|system|>", "<|end|>", "<|image|>", "<|audio|>"]
-    tok = train_byte_bpe(special, named={"image_token": "<|image|>", "audio_token": "<|audio|>"})
-    tok.add_special_tokens({"bos_token": "<|endoftext|>", "eos_token": "<|end|>", "pad_token": "<|endoftext|>"})
-    tok.chat_template = PHI4_CHAT_TEMPLATE
-    ids = {t: tok.convert_tokens_to_ids(t) for t in special}
+    tok, ids = _tokenizer(special, {"bos_token": "<|endoftext|>", "eos_token": "<|end|>", "pad_token": "<|endoftext|>"},
+                          PHI4_CHAT_TEMPLATE, named={"image_token": "<|image|>", "audio_token": "<|audio|>"})
     processor = Phi4MultimodalProcessor(image_processor=Phi4MultimodalImageProcessor(dynamic_hd=1),
                                         audio_processor=Phi4MultimodalFeatureExtractor(), tokenizer=tok,
                                         chat_template=PHI4_CHAT_TEMPLATE)
@@ -412,9 +395,7 @@ def build_tiny_phi4_multimodal(folder: str | Path, *, seed: int = 0) -> Path:
         audio_config=dict(hidden_size=32, intermediate_size=64, num_blocks=1, num_attention_heads=2,
                           ext_pw_out_channel=32, depthwise_separable_out_channel=32, nemo_conv_channels=32,
                           audio_token_id=ids["<|audio|>"]))
-    torch.manual_seed(seed)
-    model = Phi4MultimodalForCausalLM(config).eval()
-    _save(folder, model, processor, ids["<|end|>"], ids["<|endoftext|>"])
+    model = _save(folder, Phi4MultimodalForCausalLM, config, processor, ids["<|end|>"], ids["<|endoftext|>"], seed)
     _save_lora(model, folder / "vision-lora")
     return folder
 
