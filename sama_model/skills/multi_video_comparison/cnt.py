@@ -121,4 +121,7 @@ def decide(ctx: PolicyContext) -> Decision:
     else:
         scores = dict(counts)
     letter, why = pick(ctx, scores, f"count match ({rel})")
-    return letter, f"target={target}, reference count={ref}, candidate counts={counts}; {why}"
+    near = [v for v in [ctx.reference, *ctx.candidates]
+            if (ctx.latest("object_tracker", v) or {}).get("near_threshold")]
+    caution = f"; near the motion cut-off (a count could be one off): {', '.join(near)}" if near else ""
+    return letter, f"target={target}, reference count={ref}, candidate counts={counts}; {why}{caution}"
