@@ -93,13 +93,15 @@ FORCED_JSON = ('\n\nThe tool budget is spent. Reply now with {"final_answer": "<
                "using only the evidence above.")
 
 
-def interpret_json_reply(ctx: QuestionContext, text: str, forced: bool
+def interpret_json_reply(ctx: QuestionContext, text: str, forced: bool, text_answers: bool = False
                          ) -> tuple[list[ToolCall], FinalAnswer | None, str | None]:
     """(calls, final, error) from a JSON-protocol reply (shared by ``hf`` and the ``openai``
-    planner's text fallback); a forced turn also takes a plain "Answer: X"."""
+    planner's text fallback); a forced turn, or any turn with ``text_answers``, also takes a reply
+    without JSON that commits to one option ("The answer is B")."""
     obj, error = parse_json_action(text)
     if obj is None:
-        if forced and (extract_choice(text, ctx.question.options) or (ctx.question.open_ended and text.strip())):
+        if (forced or text_answers) and (extract_choice(text, ctx.question.options)
+                                         or (forced and ctx.question.open_ended and text.strip())):
             return [], FinalAnswer(text, "plain-text answer"), None
         return [], None, error
     if "final_answer" in obj or obj.get("tool") == "final_answer":
@@ -130,14 +132,15 @@ JSON_REASK = "That reply was invalid ({error}). Reply with exactly one JSON obje
 Generate = Callable[[list[dict[str, str]]], tuple[str, dict[str, int]]]
 
 
-def json_turn(ctx: QuestionContext, state: AgentState, forced: bool, skill_docs: str, generate: Generate) -> PlannerTurn:
+def json_turn(ctx: QuestionContext, state: AgentState, forced: bool, skill_docs: str, generate: Generate,
+              text_answers: bool = False) -> PlannerTurn:
     """One JSON-protocol turn through ``generate(messages) -> (text, usage)``; an unusable reply is
     re-asked once with the reason, and each invalid reply is counted."""
     messages = json_messages(ctx, state, forced, skill_docs)
     text, usage = generate(messages)
     usage = dict(usage)
     outputs = [text]
-    calls, final, error = interpret_json_reply(ctx, text, forced)
+    calls, final, error = interpret_json_reply(ctx, text, forced, text_answers)
     invalid = 0
     if error:
         invalid = 1
@@ -146,7 +149,7 @@ def json_turn(ctx: QuestionContext, state: AgentState, forced: bool, skill_docs:
         text, more = generate(messages)
         outputs.append(text)
         add_usage(usage, more)
-        calls, final, error = interpret_json_reply(ctx, text, forced)
+        calls, final, error = interpret_json_reply(ctx, text, forced, text_answers)
         invalid += 1 if error else 0
     return PlannerTurn(calls=calls, final=final, messages=messages, output=outputs, usage=usage, invalid=invalid,
                        note=error or "")

@@ -248,25 +248,49 @@ class OpenAISession:
 
     def _json(self, state: AgentState, forced: bool, head: PlannerTurn) -> PlannerTurn:
         """A turn in the JSON-in-text protocol (after ``head``, the native attempt that failed, if any).
-        When the JSON replies stay unusable on a tool turn, the question is asked for its final answer
-        at once: a model that cannot act still answers (recorded as a ``forced-final`` event)."""
+        A reply that commits to one option in plain text is an answer. A forced turn, and a tool turn
+        whose JSON replies stay unusable (a ``forced-final`` event), ask for the answer in plain words:
+        a model that cannot act still answers."""
         events = list(head.events)
-        turn = json_turn(self.ctx, state, forced, self.p.skill_docs, self._generate(events))
-        outputs = list(head.output or []) + turn.output
-        usage = add_usage(dict(head.usage), turn.usage)
-        invalid, note = head.invalid + turn.invalid, turn.note
-        messages, calls, final = turn.messages, turn.calls, turn.final
-        if not forced and not calls and final is None:
+        outputs, usage, invalid = list(head.output or []), dict(head.usage), head.invalid
+        calls: list[ToolCall] = []
+        final, note, messages = None, "", head.messages
+        if not forced:
+            turn = json_turn(self.ctx, state, False, self.p.skill_docs, self._generate(events), text_answers=True)
+            outputs += turn.output
+            add_usage(usage, turn.usage)
+            invalid += turn.invalid
+            messages, calls, final, note = turn.messages, turn.calls, turn.final, turn.note
+            if calls or final is not None:
+                return PlannerTurn(calls=calls, final=final, messages=messages, output=outputs, usage=usage,
+                                   invalid=invalid, note=note, events=events)
             events.append({"kind": "forced-final", "endpoint": "planner endpoint",
                            "reason": f"no usable JSON action ({turn.note})"})
-            last = json_turn(self.ctx, state, True, self.p.skill_docs, self._generate(events))
-            outputs += last.output
-            add_usage(usage, last.usage)
-            invalid += last.invalid
-            messages, final, note = last.messages, last.final, last.note or note
-            self.final_refused = final is None
-        return PlannerTurn(calls=calls, final=final, messages=messages, output=outputs, usage=usage, invalid=invalid,
-                           note=note, events=events)
+        messages = self._text_final_messages(state)
+        text, u = self._generate(events)(messages)
+        outputs.append(text)
+        add_usage(usage, u)
+        final = self._text_final(text)
+        if final is None:
+            invalid += 1
+            note = "the forced final reply names no option"
+            self.final_refused = True
+        return PlannerTurn(final=final, messages=messages, output=outputs, usage=usage, invalid=invalid, note=note,
+                           events=events)
+
+    def _text_final_messages(self, state: AgentState) -> list[dict[str, str]]:
+        """The plain-words final request: the instruction comes last (small models echo what they read first)."""
+        ask = ("Reply with the answer itself, in a few words." if self.ctx.question.open_ended else
+               f"Which option is correct? Reply with one letter ({', '.join(self.ctx.question.options)}) "
+               "in the form \"Answer: X\".")
+        return [{"role": "system", "content": system_prompt(self.ctx, skill_docs=self.p.skill_docs)},
+                {"role": "user", "content": question_block(self.ctx) + "\n\n" + state_block(state) + "\n\n"
+                 + "No more tools can be called. Using only the evidence above: " + ask}]
+
+    def _text_final(self, text: str) -> FinalAnswer | None:
+        if self.ctx.question.open_ended:
+            return FinalAnswer(text.strip(), "plain-text answer") if text.strip() else None
+        return FinalAnswer(text, "plain-text answer") if extract_choice(text, self.ctx.question.options) else None
 
     def next_turn(self, state: AgentState) -> PlannerTurn:
         return self._turn(state, None, "auto")
