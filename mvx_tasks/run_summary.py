@@ -199,6 +199,10 @@ def estimate(model_args: str, source: str, n: int, seed: int, out: Path, workers
     from .data import sample_to_doc
     from .harness import _samples, doc_to_messages
 
+    from .harness import _SOURCES
+
+    if source not in _SOURCES:
+        raise ValueError(f"unknown source {source!r}; choose one of {', '.join(sorted(_SOURCES))}")
     root, samples = _samples(source)
     if not samples:
         raise RuntimeError(f"the {source} source has no questions")
@@ -246,7 +250,11 @@ def add_estimate_arguments(s: argparse.ArgumentParser) -> None:
 def cmd_estimate(args: argparse.Namespace) -> int:
     out = Path(args.output).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    rep = estimate(args.model_args, args.source, args.questions, args.seed, out, args.workers)
+    try:
+        rep = estimate(args.model_args, args.source, args.questions, args.seed, out, args.workers)
+    except (RuntimeError, OSError, ValueError, KeyError) as exc:  # no data, bad model arguments
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(rep, indent=1))
         return 0
