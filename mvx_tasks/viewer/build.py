@@ -97,12 +97,14 @@ class Question:
     @property
     def tokens(self) -> int:
         tot = (self.trace or {}).get("totals") or {}
+        if isinstance(tot.get("tokens"), int):  # every source (planner and endpoint backends)
+            return int(tot["tokens"])
         return int(tot.get("prompt_tokens") or 0) + int(tot.get("completion_tokens") or 0)
 
     @property
     def cost(self) -> float | None:
         tot = (self.trace or {}).get("totals") or {}
-        c = tot.get("cost")
+        c = tot.get("cost_usd", tot.get("cost"))  # dollars priced by sama_model/pricing.py
         return float(c) if isinstance(c, (int, float)) else None
 
     def videos(self) -> list[dict[str, Any]]:
