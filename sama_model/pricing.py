@@ -104,20 +104,22 @@ class PriceTable:
 def usage_by_source(trace: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Token counts of one question (a trace as saved) by source: ``planner`` (every planner turn)
     and ``<tool>/<backend>`` for each endpoint backend that reported usage; tool results served
-    from the cache cost nothing and are left out. Each entry names its ``model``."""
+    from the cache cost nothing and are left out. Each entry names its ``model`` and counts its
+    ``calls`` (requests answered)."""
     out: dict[str, dict[str, Any]] = {}
     planner_model = ((trace.get("config") or {}).get("planner_config") or {}).get("model")
 
-    def add(source: str, model: Any, usage: dict[str, Any]) -> None:
+    def add(source: str, model: Any, usage: dict[str, Any], requests: int = 1) -> None:
         entry = out.setdefault(source, {"model": model, **{k: 0 for k in USAGE_KEYS}, "calls": 0})
         for k in USAGE_KEYS:
             entry[k] += int(usage.get(k, 0) or 0)
-        entry["calls"] += 1
+        entry["calls"] += requests
 
     for step in trace.get("steps") or []:
         get = step.get if isinstance(step, dict) else lambda k, s=step: getattr(s, k, None)  # saved or live steps
         if get("kind") == "planner" and get("usage"):
-            add("planner", planner_model, get("usage"))
+            output = get("output")  # one entry per response (a re-ask adds one)
+            add("planner", planner_model, get("usage"), len(output) if isinstance(output, list) and output else 1)
         elif get("kind") == "tool" and not get("cached"):
             data = get("data") or {}
             if isinstance(data, dict) and isinstance(data.get("usage"), dict):
