@@ -29,7 +29,8 @@ from typing import Any, Callable, Sequence
 from ..harness_configs import (CONFIG_DIR, ConfigError, HarnessConfig, build_command, load_configs, local_args,
                                replace_args, run_env)
 
-#: Probe shape for the check: 2- and 3-video questions (5 questions), clips longer than any budget.
+#: Probe shape for the check: 2- and 3-video questions (5 questions); clips have at least 12 frames and
+#: always 4 more than the largest frame budget checked, so an adapter that ignores its budget shows.
 PROBE_VIDEOS = (2, 3)
 PROBE_CLIP_FRAMES = 12
 CACHE_REVISION = 1  # bump when a tiny builder changes, so cached tiny models are rebuilt
@@ -274,15 +275,16 @@ def check_routes(configs: Sequence[HarnessConfig], work: str | Path, *, cache: s
     work = Path(work)
     work.mkdir(parents=True, exist_ok=True)
     cache = Path(cache) if cache else default_cache()
-    probe = work / "probe"
+    clip_frames = max([PROBE_CLIP_FRAMES, *(c.frames_per_video + 4 for c in configs)])
+    probe = work / f"probe-{clip_frames}f"
     if not (probe / "data.jsonl").is_file():
-        generate_probe(probe, n_videos=PROBE_VIDEOS, clip_frames=PROBE_CLIP_FRAMES)
+        generate_probe(probe, n_videos=PROBE_VIDEOS, clip_frames=clip_frames)
     samples = load_local(probe)
     results, plan = [], []
     for cfg in configs:
         why = offline_reason(cfg)
         res = RouteResult(cfg.name, cfg.model, cfg.route, verified=why is None, reason=why or "",
-                          expected_frames=min(cfg.frames_per_video, PROBE_CLIP_FRAMES))
+                          expected_frames=cfg.frames_per_video)
         results.append(res)
         if why:
             if cfg.model in MESSAGE_ADAPTERS:
