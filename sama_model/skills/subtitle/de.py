@@ -39,9 +39,10 @@ def hypothesis_text(question: str) -> str:
     return m.group(1).strip() if m else question
 
 
-# Visual checks of the hypothesis (see the module docstring). Colour words are passed to the tools as queries, so the tools' own colour vocabulary (e.g.
-# "teal" read as "cyan") applies and the policy keeps no colour list of its own. The thresholds
-# below were set on MVX-Synth's DE scenes (320x240 renders, default difficulty, seed 0).
+# Visual checks of the hypothesis (see the module docstring). Colour words are passed to the
+# tools as queries, so the tools' own colour vocabulary (e.g. "teal" read as "cyan") applies and
+# the policy keeps no colour list of its own. The thresholds below were set on MVX-Synth's DE
+# scenes (320x240 renders, default difficulty, seeds 0 and 9).
 
 DE_TAIL_FRACTION = 0.25  # the update's last quarter: the outcome (final positions, heights, revealed room part)
 DE_HEAD_FRACTION = 0.25  # the update's first quarter: the state the outcome is compared with
