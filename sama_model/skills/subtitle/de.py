@@ -42,7 +42,7 @@ def hypothesis_text(question: str) -> str:
 # Visual checks of the hypothesis (see the module docstring). Colour words are passed to the
 # tools as queries, so the tools' own colour vocabulary (e.g. "teal" read as "cyan") applies and
 # the policy keeps no colour list of its own. The thresholds below were set on MVX-Synth's DE
-# scenes (320x240 renders, default difficulty, seeds 0 and 9).
+# scenes (320x240 renders, default difficulty, seed 0; seed 9 was held out).
 
 DE_TAIL_FRACTION = 0.25  # the update's last quarter: the outcome (final positions, heights, revealed room part)
 DE_HEAD_FRACTION = 0.25  # the update's first quarter: the state the outcome is compared with
