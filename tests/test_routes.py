@@ -100,7 +100,10 @@ def test_route_runs_and_shows_every_video_labelled_with_its_frame_budget(matrix,
 @pytest.mark.slow
 def test_the_check_catches_labels_away_from_their_videos(matrix):
     r = matrix["old_gemma3"]
-    assert r.ran and r.every_video and r.frames_ok and not r.labels_adjacent and not r.ok
+    # every frame arrived (8 per video) but as one run of images before any label: the videos cannot be
+    # told apart by position, which is what the issue saw with lmms-eval's gemma3
+    assert r.ran and not r.ok and not r.labels_adjacent
+    assert [q.frames for q in r.questions] == [[8 * n] for n in PROBE_VIDEOS]
     assert "labels not next to their videos" in render([r])
 
 

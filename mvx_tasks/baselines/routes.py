@@ -345,7 +345,7 @@ def render(results: Sequence[RouteResult]) -> str:
         verdict = (f"ok: ran, every video, labels adjacent, {r.expected_frames} frames per video" if r.ok
                    else "FAILED: " + "; ".join(x for x in (
                        "" if r.ran else f"did not run ({r.reason})",
-                       "" if r.every_video else "videos missing",
+                       "" if r.every_video else "videos missing or not told apart",
                        "" if r.labels_adjacent else "labels not next to their videos",
                        "" if r.frames_ok else f"frames per video {frames}, budget {r.expected_frames}") if x))
         rows.append(f"{r.name:<22}{r.model:<14}{r.route:<7}{'yes' if r.ran else 'no':<5}{vids:<22}"
