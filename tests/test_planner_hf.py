@@ -61,4 +61,5 @@ def test_smollm2_completes_a_question_offline(tmp_path):
             assert p["messages"][0]["role"] == "system" and '{"final_answer"' in p["messages"][0]["content"]
         assert t["totals"]["invalid_planner_outputs"] == sum(p["invalid"] for p in planner)
         final = [s for s in t["steps"] if s["kind"] == "final"][0]
-        assert final["letter"] in ("A", "B") and final["source"] in ("planner", "planner-forced", "evidence-fallback")
+        assert final["letter"] in ("A", "B") and final["source"] in ("planner", "planner-forced", "evidence-fallback",
+                                                                     "first-option-rule")
