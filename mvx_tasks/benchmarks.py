@@ -4,7 +4,7 @@ A benchmark here is a registry entry per sub-task (:class:`~mvx_tasks.registry.T
 benchmark-specific code prefix: ``CVB_*``, ``MVU_*``, ``CXV_*``) plus a source mapping: where the
 authors publish it (hub repo, cache folder), the environment variable naming a local copy, how one
 of the authors' rows maps onto the canonical sample, how the authors label each video in the
-prompt, the frame budget and how the paper aggregates. The loaders (:mod:`.data`), the lmms-eval
+prompt, the frame budget and how the paper aggregates. The loaders (:mod:`.data_peers`), the lmms-eval
 hooks and generated task YAMLs (:mod:`.harness`, :mod:`.taskgen`), the VLMEvalKit dataset and the
 leaderboard all read these records; nothing else keeps a list of peer benchmarks.
 

@@ -28,7 +28,7 @@ def _cmd_tasks_path(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from .data import verify
+    from .data_verify import verify
 
     report = verify(args.folder, decode=not args.no_decode, benchmark=args.benchmark)
     print(report.render())

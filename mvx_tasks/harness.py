@@ -18,7 +18,8 @@ from typing import Any, Callable
 
 from . import answer_sources, model_failures
 from . import model_usage
-from .data import doc_to_sample, load_bench_samples, load_local, sample_to_doc
+from .data import doc_to_sample, load_local, sample_to_doc
+from .data_hub import load_bench_samples
 from .metrics import accuracy, score_output
 from .prompts import (DEFAULT_POST_PROMPT, frame_messages, frames_order_line, question_text, video_messages)
 from .registry import get_task
@@ -71,7 +72,7 @@ def _register_peer_sources() -> None:
     """``cvbench_docs_<code>``, ``mvu_eval_docs_<code>``, ``crossvid_docs_<code>``: one source per peer
     benchmark (its env var, else its hub cache), from the records in :mod:`.benchmarks`."""
     from .benchmarks import PEERS
-    from .data import load_benchmark_samples
+    from .data_peers import load_benchmark_samples
 
     for bm in PEERS:
         register_source(bm.key, lambda bm=bm: load_benchmark_samples(bm))

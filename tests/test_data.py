@@ -5,7 +5,7 @@ import os
 import pytest
 
 from fixtures import make_dataset, sample_dict, write_video
-from mvx_tasks import data
+from mvx_tasks import data, data_hub, data_verify
 from mvx_tasks.cli import main as cli
 from mvx_tasks.schema import SchemaError
 
@@ -45,7 +45,7 @@ def test_verify_reports_every_problem_and_exits_non_zero(tmp_path, capsys):
     (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (root / "videos" / "fd-1_0.mp4").unlink()
     (root / "videos" / "fd-1_1.mp4").write_bytes(b"garbage")
-    report = data.verify(root)
+    report = data_verify.verify(root)
     text = "\n".join(report.errors)
     assert "question id 'fd-0' appears 2 times" in text
     assert "unknown task code 'NOPE'" in text
@@ -77,13 +77,13 @@ def test_verify_passes_on_a_clean_folder(tmp_path, capsys):
 def test_map_hub_row_handles_likely_column_names(row, expect):
     from mvx_tasks.schema import validate_sample
 
-    s = validate_sample(data.map_hub_row(row))
+    s = validate_sample(data_hub.map_hub_row(row))
     assert (s.id, s.task, s.answer, [v.label for v in s.videos]) == (expect["id"], expect["task"], expect["answer"], expect["labels"])
 
 
 def test_map_hub_row_error_lists_found_and_expected_columns():
     with pytest.raises(SchemaError) as e:
-        data.map_hub_row({"id": "z", "task": "CNT", "foo": 1, "bar": 2}, where="test.parquet[0]")
+        data_hub.map_hub_row({"id": "z", "task": "CNT", "foo": 1, "bar": 2}, where="test.parquet[0]")
     msg = str(e.value)
     assert "no column for question, answer, videos, options" in msg
     assert "Columns found: ['bar', 'foo', 'id', 'task']" in msg
@@ -100,8 +100,8 @@ def test_prefilled_hub_cache_works_offline(tmp_path, monkeypatch):
     import pandas as pd
     pd.DataFrame([{"id": "h1", "task": "DE", "question": "Strengthen or weaken?", "options": '{"A": "Strengthens", "B": "Weakens"}',
                    "answer": "A", "videos": '["p.mp4", "u.mp4"]', "video_labels": '["Premise", "Update"]'}]).to_parquet(cache / "test.parquet")
-    assert data.fetch_hub_dataset() == cache
-    [s] = data.load_hub()
+    assert data_hub.fetch_hub_dataset() == cache
+    [s] = data_hub.load_hub()
     assert (s.id, s.task, s.videos[0].path, s.videos[1].label) == ("h1", "DE", "videos/p.mp4", "Update")
 
 
@@ -109,5 +109,5 @@ def test_empty_cache_offline_fails_fast_with_the_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(data.DataSourceError) as e:
-        data.fetch_hub_dataset()
+        data_hub.fetch_hub_dataset()
     assert "huggingface-cli download MVX-bench/MVX-Bench" in str(e.value) and "MVX_BENCH_DATA" in str(e.value)

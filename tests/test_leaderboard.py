@@ -9,16 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from mvx_tasks.leaderboard import (
-    add_leaderboard_arguments,
-    bootstrap_ci,
-    build_leaderboard,
-    cmd_leaderboard,
-    flagged_paper_rows,
-    load_paper_table,
-    markdown,
-    task_code,
-)
+from mvx_tasks.leaderboard import add_leaderboard_arguments, cmd_leaderboard
+from mvx_tasks.leaderboard.output import markdown
+from mvx_tasks.leaderboard.runs import flagged_paper_rows, load_paper_table, task_code
+from mvx_tasks.leaderboard.table import bootstrap_ci, build_leaderboard
 from mvx_tasks.registry import bench_tasks
 
 FLAGGED = ["Phi-3.5-Vision", "SAMA (Qwen2.5-VL-7B + GPT-5.2)"]

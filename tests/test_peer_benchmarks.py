@@ -12,7 +12,8 @@ import pytest
 
 from fixtures import write_video
 from mvx_tasks.benchmarks import CROSSVID, CVBENCH, MVU_EVAL, PEERS, get_benchmark
-from mvx_tasks.data import load_benchmark, resolve_benchmark_root, verify
+from mvx_tasks.data_peers import load_benchmark, resolve_benchmark_root
+from mvx_tasks.data_verify import verify
 from mvx_tasks.schema import SchemaError
 
 SPY = Path(__file__).parent / "processor_spy"
@@ -242,7 +243,8 @@ def test_harness_configs_for_peers_validate():
 
 
 def test_leaderboard_shows_benchmarks_side_by_side(tmp_path):
-    from mvx_tasks.leaderboard import build_leaderboard, markdown, write_leaderboard
+    from mvx_tasks.leaderboard.output import markdown, write_leaderboard
+    from mvx_tasks.leaderboard.table import build_leaderboard
 
     def rec(i, task, ok):
         return {"id": f"q{i}", "task": task, "raw_output": "A", "parsed": "A", "answer": "A" if ok else "B",

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from mvx_tasks.data import load_local, verify
+from mvx_tasks.data import load_local
+from mvx_tasks.data_verify import verify
 from mvx_tasks.probe import generate_probe, visibility_report
 from mvx_tasks.video_decoder import load_video
 

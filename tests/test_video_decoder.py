@@ -142,7 +142,9 @@ def test_clip_dense_and_question_videos_use_window_decodes(clips, monkeypatch):
 
 def test_frame_cache_is_bounded_in_bytes(clips):
     V.clear_cache()
-    old = (V.CACHE_BYTES, V.CACHE_SIZE)
+    from mvx_tasks import frame_cache
+
+    old = (frame_cache.CACHE_BYTES, frame_cache.CACHE_SIZE)
     try:
         a = V.load_video(clips["plain"])  # 72 x 240 x 320 x 3 = 16.6 MB
         V.configure(cache_mb=20)

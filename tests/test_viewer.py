@@ -206,7 +206,7 @@ def test_baseline_run_gets_list_and_question_pages_without_agent_parts(runs, bro
 def test_untrusted_text_is_escaped(tmp_path):
     """A model output or question with markup is shown as text, never injected."""
     from mvx_tasks.viewer.build import Question, Run
-    from mvx_tasks.viewer.render import question_page
+    from mvx_tasks.viewer.question_page import question_page
 
     rec = {"id": "x<1>", "task": "FD", "raw_output": "<script>alert(1)</script><img src=x onerror=alert(2)>",
            "parsed": None, "answer": "A", "correct": False, "unparsed": True, "failed": None}

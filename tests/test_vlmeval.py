@@ -14,7 +14,8 @@ pytest.importorskip("vlmeval", reason="VLMEvalKit (ms-vlmeval) is not installed"
 
 from vlmeval.vlm.base import BaseModel  # noqa: E402
 
-from mvx_tasks.leaderboard import build_leaderboard, find_vlmeval_runs  # noqa: E402
+from mvx_tasks.leaderboard.runs import find_vlmeval_runs  # noqa: E402
+from mvx_tasks.leaderboard.table import build_leaderboard  # noqa: E402
 from mvx_tasks.vlmeval.names import base_name, dataset_names, frames_of  # noqa: E402
 
 COLOURS = {"red": (220, 30, 30), "green": (30, 200, 40), "blue": (30, 40, 220), "yellow": (230, 220, 30)}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..leaderboard import load_lmms_run, parse_model_args, task_code
+from ..leaderboard.runs import load_lmms_run, parse_model_args, task_code
 from ..metrics import summarize
 from ..registry import UnknownTaskError, get_task
 

@@ -24,7 +24,8 @@ from vlmeval.dataset.video_base import VideoBaseDataset
 from vlmeval.smp import LMUDataRoot, load
 
 from ..benchmarks import PEERS
-from ..data import DataSourceError, doc_to_sample, load_benchmark, load_local, sample_to_doc
+from ..data import DataSourceError, doc_to_sample, load_local, sample_to_doc
+from ..data_peers import load_benchmark
 from ..metrics import score_output, summarize
 from ..prompts import DEFAULT_POST_PROMPT, frames_order_line, question_text, video_header, video_order_line
 from ..video_decoder import VideoDecodeError, probe_video, sample_video
@@ -39,7 +40,7 @@ def resolve_root(dataset: str, data_root: str | os.PathLike | None = None) -> Pa
     root = data_root or os.environ.get(env)
     peer = peer_of(dataset)
     if not root and peer is not None:  # the hub cache, as the lmms-eval tasks read it
-        from ..data import fetch_hub_dataset
+        from ..data_hub import fetch_hub_dataset
 
         return fetch_hub_dataset(peer.hub_repo, peer.cache_dir, name=peer.name, env=peer.env).resolve()
     if not root:
