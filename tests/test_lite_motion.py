@@ -289,7 +289,7 @@ def test_oscillation_kinds_at_8_fps(name, fn, pattern):
 def test_waveform_fit_recovers_shape_and_rate():
     """Exact samples: each template explains its own waveform fully, at the right rate, and a
     triangle and |sin| are told apart (the fit of the other template is clearly worse)."""
-    from sama_model.backends.lite.motion import _waveform_fit
+    from sama_model.backends.lite.trajectory import _waveform_fit
 
     t = np.arange(24) / 8.0
     bounce = -np.abs(np.sin(np.pi * (1.0 * t + 10 / 48)))  # 1 bounce per second, a phase on the grid
@@ -324,7 +324,7 @@ def test_spin_rate_sees_through_symmetry_aliasing():
     """A hexagon turning ~30 degrees a frame (240 deg/s at 8 fps) measures, modulo its 60-degree
     symmetry, as steps of alternating sign (+28, -29, ...): one steady rate explains them all.
     A still shape (steps of +-1 degree) has rate ~0."""
-    from sama_model.backends.lite.motion import spin_rate
+    from sama_model.backends.lite.rotation import spin_rate
 
     true_steps = 30.0 + np.array([-2, 1, 2, -1, 3, -2, 1, 2, -3, 0, 2, -1])
     observed = (true_steps + 30.0) % 60.0 - 30.0  # what a 6-fold outline shows

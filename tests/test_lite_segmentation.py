@@ -7,7 +7,9 @@ import pytest
 
 from sama_model.backends.lite.common import parse_query
 from scenes import RGB, background, draw_shape, textured_image
-from sama_model.backends.lite.segmentation import Segmenter, classify_shape, color_name, palette, segment_frame
+from sama_model.backends.lite.colours import color_name, palette
+from sama_model.backends.lite.segmentation import Segmenter, segment_frame
+from sama_model.backends.lite.shapes import classify_shape
 
 SCENE = [
     ("circle", "red", (40, 40), 14),

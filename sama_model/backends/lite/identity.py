@@ -33,7 +33,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .segmentation import _PALETTE, color_codes
+from .colours import _PALETTE, color_codes
 
 VIEW_W, VIEW_H = 32, 56  # the upright subject's box, resampled (a standing figure is ~1:1.8)
 LAYOUT_W, LAYOUT_H = 8, 14

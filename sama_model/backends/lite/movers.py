@@ -38,7 +38,9 @@ from mvx_tasks.video_decoder import VideoClip
 
 from .common import FRAME_MEMO, Query, Window, resize_max, window_indices
 from .flow import fit_similarity
-from .segmentation import Segment, classify_shape, dominant_color
+from .colours import dominant_color
+from .segmentation import Segment
+from .shapes import classify_shape
 from .tracker import Track, associate
 
 MOVER_SIDE = 160

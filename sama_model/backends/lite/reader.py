@@ -18,7 +18,8 @@ from .common import TRACK_FRAMES, Query, Window, median_int, parse_query, window
 from .features import style_stats
 from .motion import LiteMotionAnalyzer
 from .movers import is_generic, mover_counts
-from .segmentation import Segment, dominant_color, palette, segment_indices
+from .colours import dominant_color, palette
+from .segmentation import Segment, segment_indices
 
 
 def _plural(n: int, word: str) -> str:

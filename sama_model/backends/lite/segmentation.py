@@ -6,7 +6,8 @@ Per frame we estimate the large-scale background with a coarse median, keep pixe
 locally flat *and* far (in Lab) from that background, fill each component's outline (large
 objects whose centre was absorbed by the median come back whole), then re-grow the mask by
 colour similarity so anti-aliased edges are included. Each object gets a colour name from a
-small HSV palette and a shape name from circularity / polygon vertices / solidity.
+small HSV palette (:mod:`.colours`) and a shape name from circularity / polygon vertices /
+solidity (:mod:`.shapes`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from .colours import dominant_color
 from .common import FRAME_MEMO, resize_max
+from .shapes import _central_hole, classify_shape
 
 
 @dataclass
@@ -60,152 +63,6 @@ class Segment:
                 "vertices": self.vertices,
             },
         }
-
-
-_PALETTE: tuple[str, ...] = (
-    "black",
-    "white",
-    "grey",
-    "red",
-    "pink",
-    "brown",
-    "orange",
-    "yellow",
-    "green",
-    "cyan",
-    "blue",
-    "purple",
-)
-
-
-def color_codes(rgb: np.ndarray) -> np.ndarray:
-    """Palette index (into ``_PALETTE``) of each RGB colour (uint8 or float 0-255, shape [..., 3]).
-
-    Rules on hue/saturation/value: low value is black, low saturation is white/grey/black,
-    otherwise hue buckets, with dark oranges/reds as brown and pale reds/magentas as pink.
-    """
-    x = np.asarray(rgb, np.float32).reshape(-1, 3) / 255.0
-    v = x.max(1)
-    c = v - x.min(1)
-    s = np.where(v > 0, c / np.maximum(v, 1e-6), 0)
-    r, g, b = x[:, 0], x[:, 1], x[:, 2]
-    cc = np.maximum(c, 1e-6)
-    h = np.where(v == r, ((g - b) / cc) % 6, np.where(v == g, (b - r) / cc + 2, (r - g) / cc + 4)) * 60.0
-    code = np.full(len(x), 11, np.int8)  # purple by default, refined below
-    code[(h >= 295)] = 4
-    code[(h < 295)] = 11
-    code[(h < 255)] = 10
-    code[(h < 200)] = 9
-    code[(h < 165)] = 8
-    code[(h < 70)] = np.where(v[h < 70] < 0.45, 5, 7)
-    code[(h < 42)] = np.where(v[h < 42] < 0.62, 5, 6)
-    red = (h < 15) | (h >= 340)
-    code[red] = np.where((s[red] < 0.55) & (v[red] > 0.75), 4, np.where(v[red] < 0.5, 5, 3))
-    grey = s < 0.2
-    code[grey] = np.where(v[grey] > 0.8, 1, np.where(v[grey] < 0.3, 0, 2))
-    code[v < 0.22] = 0
-    return code.reshape(np.asarray(rgb).shape[:-1])
-
-
-def color_name(rgb: tuple[float, float, float] | np.ndarray) -> str:
-    """Name an RGB colour (0-255) from the 12-word palette."""
-    return _PALETTE[int(color_codes(np.asarray(rgb, np.float32).reshape(1, 3))[0])]
-
-
-def palette(frame: np.ndarray, top: int = 4, min_share: float = 0.03) -> list[tuple[str, float]]:
-    """The frame's main colour names with their pixel shares (largest first)."""
-    small = cv2.resize(frame, (64, 64), interpolation=cv2.INTER_AREA)
-    counts = np.bincount(color_codes(small).ravel(), minlength=len(_PALETTE)) / (64 * 64)
-    order = np.argsort(-counts, kind="stable")[:top]
-    return [(_PALETTE[i], round(float(counts[i]), 3)) for i in order if counts[i] >= min_share]
-
-
-def dominant_color(pixels: np.ndarray) -> tuple[str, tuple[int, int, int]]:
-    """Colour name of an object's pixels by majority vote (a chromatic colour covering a quarter
-    of a striped/checkered object beats its black or white cells) and its median RGB."""
-    codes = color_codes(pixels)
-    counts = np.bincount(codes.ravel(), minlength=len(_PALETTE))
-    chroma = counts.copy()
-    chroma[:3] = 0  # black, white, grey
-    best = int(np.argmax(chroma)) if chroma.max() >= 0.25 * max(len(codes), 1) else int(np.argmax(counts))
-    rgb = tuple(int(c) for c in np.median(pixels[codes == best], axis=0))
-    return _PALETTE[best], rgb
-
-
-def _central_hole(filled: np.ndarray, raw: np.ndarray) -> float:
-    """Area share of the largest background hole inside an outline that contains its centroid
-    (a ring's hole; scattered texture cells do not count)."""
-    holes = ((filled > 0) & (raw == 0)).astype(np.uint8)
-    if not holes.any():
-        return 0.0
-    _n, lbl, stats, _cents = cv2.connectedComponentsWithStats(holes, connectivity=4)
-    m = cv2.moments(filled, binaryImage=True)
-    cx, cy = m["m10"] / max(m["m00"], 1), m["m01"] / max(m["m00"], 1)
-    ix, iy = int(round(cx)), int(round(cy))
-    if not (0 <= iy < lbl.shape[0] and 0 <= ix < lbl.shape[1]) or lbl[iy, ix] == 0:
-        return 0.0
-    return float(stats[lbl[iy, ix], cv2.CC_STAT_AREA]) / max(float(filled.sum()), 1.0)
-
-
-def _concave_shape(contour: np.ndarray, hull_area: float) -> str:
-    """star (5 deep notches), cross (4), or blob, from the convexity defects of the outline."""
-    try:
-        hull_idx = cv2.convexHull(contour, returnPoints=False)
-        defects = cv2.convexityDefects(contour, hull_idx)
-    except cv2.error:  # self-intersecting outline
-        return "blob"
-    if defects is None:
-        return "blob"
-    depth = defects.reshape(-1, 4)[:, 3] / 256.0
-    deep = int(np.sum(depth > 0.12 * np.sqrt(hull_area)))
-    return {4: "cross", 5: "star", 6: "star"}.get(deep, "blob")
-
-
-def classify_shape(contour: np.ndarray) -> tuple[str, float, float, int, float]:
-    """(shape name, circularity, solidity, polygon vertices, min-rect aspect) of one outline.
-
-    Uses how completely the outline fills its minimal enclosing triangle, rectangle and circle
-    (1.0 for the matching shape), which is steadier on small anti-aliased shapes than vertex
-    counts alone; vertex counts separate pentagons and hexagons.
-    """
-    area = float(cv2.contourArea(contour))
-    perim = float(cv2.arcLength(contour, True))
-    if area <= 0 or perim <= 0:
-        return "blob", 0.0, 0.0, 0, 1.0
-    circ = float(4 * np.pi * area / (perim * perim))
-    hull = cv2.convexHull(contour)
-    hull_area = float(cv2.contourArea(hull)) or area
-    solidity = area / hull_area
-    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
-    aspect = float(max(rw, rh) / max(min(rw, rh), 1e-6))
-    nv = int(len(cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)))
-    if solidity < 0.9:  # notches survive small scales better than solidity does (blurred tips)
-        notched = _concave_shape(contour, hull_area)
-        if notched != "blob" or solidity < 0.8:
-            return notched, circ, solidity, nv, aspect
-    hull_pts = hull.reshape(-1, 1, 2).astype(np.float32)
-    tri_area, _ = cv2.minEnclosingTriangle(hull_pts)
-    fill_tri = hull_area / max(float(tri_area), 1e-6)
-    fill_rect = hull_area / max(rw * rh, 1e-6)
-    (_, _), rad = cv2.minEnclosingCircle(hull_pts)
-    fill_circle = hull_area / max(np.pi * rad * rad, 1e-6)
-    if fill_tri > 0.86:
-        name = "triangle"
-    elif fill_rect > 0.88:
-        name = "square" if aspect < 1.3 else "rectangle"
-    elif fill_circle > 0.88:
-        name = "circle"
-    elif len(contour) >= 5 and fill_rect > 0.72 and aspect >= 1.3 and circ > 0.7:
-        name = "ellipse"
-    elif nv == 6 and fill_circle > 0.75:
-        name = "hexagon"
-    elif nv == 5 and fill_circle > 0.65:
-        name = "pentagon"
-    elif fill_circle > 0.8 and circ > 0.8:
-        name = "hexagon" if nv >= 6 else "circle"
-    else:
-        name = "blob"
-    return name, circ, solidity, nv, aspect
 
 
 _ONES = np.ones((1, 3), np.float32)

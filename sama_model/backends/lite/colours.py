@@ -1,0 +1,79 @@
+"""Colour names: a 12-word palette over hue, saturation and value.
+
+Why a module of its own: colour naming serves the segmenter, the reader's palette, the identity
+features and the motion foreground alike; none of them needs the others.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+_PALETTE: tuple[str, ...] = (
+    "black",
+    "white",
+    "grey",
+    "red",
+    "pink",
+    "brown",
+    "orange",
+    "yellow",
+    "green",
+    "cyan",
+    "blue",
+    "purple",
+)
+
+
+def color_codes(rgb: np.ndarray) -> np.ndarray:
+    """Palette index (into ``_PALETTE``) of each RGB colour (uint8 or float 0-255, shape [..., 3]).
+
+    Rules on hue/saturation/value: low value is black, low saturation is white/grey/black,
+    otherwise hue buckets, with dark oranges/reds as brown and pale reds/magentas as pink.
+    """
+    x = np.asarray(rgb, np.float32).reshape(-1, 3) / 255.0
+    v = x.max(1)
+    c = v - x.min(1)
+    s = np.where(v > 0, c / np.maximum(v, 1e-6), 0)
+    r, g, b = x[:, 0], x[:, 1], x[:, 2]
+    cc = np.maximum(c, 1e-6)
+    h = np.where(v == r, ((g - b) / cc) % 6, np.where(v == g, (b - r) / cc + 2, (r - g) / cc + 4)) * 60.0
+    code = np.full(len(x), 11, np.int8)  # purple by default, refined below
+    code[(h >= 295)] = 4
+    code[(h < 295)] = 11
+    code[(h < 255)] = 10
+    code[(h < 200)] = 9
+    code[(h < 165)] = 8
+    code[(h < 70)] = np.where(v[h < 70] < 0.45, 5, 7)
+    code[(h < 42)] = np.where(v[h < 42] < 0.62, 5, 6)
+    red = (h < 15) | (h >= 340)
+    code[red] = np.where((s[red] < 0.55) & (v[red] > 0.75), 4, np.where(v[red] < 0.5, 5, 3))
+    grey = s < 0.2
+    code[grey] = np.where(v[grey] > 0.8, 1, np.where(v[grey] < 0.3, 0, 2))
+    code[v < 0.22] = 0
+    return code.reshape(np.asarray(rgb).shape[:-1])
+
+
+def color_name(rgb: tuple[float, float, float] | np.ndarray) -> str:
+    """Name an RGB colour (0-255) from the 12-word palette."""
+    return _PALETTE[int(color_codes(np.asarray(rgb, np.float32).reshape(1, 3))[0])]
+
+
+def palette(frame: np.ndarray, top: int = 4, min_share: float = 0.03) -> list[tuple[str, float]]:
+    """The frame's main colour names with their pixel shares (largest first)."""
+    small = cv2.resize(frame, (64, 64), interpolation=cv2.INTER_AREA)
+    counts = np.bincount(color_codes(small).ravel(), minlength=len(_PALETTE)) / (64 * 64)
+    order = np.argsort(-counts, kind="stable")[:top]
+    return [(_PALETTE[i], round(float(counts[i]), 3)) for i in order if counts[i] >= min_share]
+
+
+def dominant_color(pixels: np.ndarray) -> tuple[str, tuple[int, int, int]]:
+    """Colour name of an object's pixels by majority vote (a chromatic colour covering a quarter
+    of a striped/checkered object beats its black or white cells) and its median RGB."""
+    codes = color_codes(pixels)
+    counts = np.bincount(codes.ravel(), minlength=len(_PALETTE))
+    chroma = counts.copy()
+    chroma[:3] = 0  # black, white, grey
+    best = int(np.argmax(chroma)) if chroma.max() >= 0.25 * max(len(codes), 1) else int(np.argmax(counts))
+    rgb = tuple(int(c) for c in np.median(pixels[codes == best], axis=0))
+    return _PALETTE[best], rgb
