@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 OUT ?= outputs/demo
 PER_TASK ?= 20
+# One test file per worker (a file's module fixtures are built once); auto = one per CPU, at most 4.
+TEST_WORKERS ?= auto --maxprocesses 4
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
@@ -24,7 +26,7 @@ demo: $(STAMP)
 	$(BIN)/mvx-bench demo --out $(OUT) --per-task $(PER_TASK)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests
 
 clean:
 	rm -rf $(VENV) outputs
