@@ -34,9 +34,10 @@ def _load(path: Path) -> dict[str, Any] | None:
 
 
 def trace_files(root: Path) -> list[Path]:
-    """SAMA traces under ``root``: ``sama_traces/<config>/*.json`` at any depth, or ``root`` itself
-    when it is a trace folder."""
-    found = sorted(root.rglob("sama_traces/*/*.json"))
+    """SAMA traces under ``root``: ``sama_traces/<config>/*.json`` at any depth (lmms-eval's
+    default), ``traces/*.json`` (the layout ``mvx-bench demo`` writes), or ``root`` itself when it
+    is a trace folder."""
+    found = sorted(root.rglob("sama_traces/*/*.json")) or sorted(root.glob("traces/*.json"))
     return found or sorted(p for p in root.glob("*.json") if not p.name.endswith("_results.json"))
 
 

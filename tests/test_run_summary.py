@@ -76,3 +76,29 @@ def test_summary_puts_cost_next_to_accuracy(tmp_path):
     assert lines[0].split() == ["task", "acc", "%", "n", "tokens/q", "$/q", "iter/q", "tools/q", "$"]
     assert lines[2].split() == ["mvx_synth_cnt", "50.0", "4", "1200", "0.0150", "3.50", "4.00", "0.0600"]
     assert lines[-1] == "no SAMA traces found"
+
+
+def test_summary_finds_the_demo_layout_and_lmms_eval_layout(tmp_path):
+    """`mvx-bench demo` writes traces to <out>/traces; lmms-eval runs to <out>/sama_traces/<config>."""
+    from mvx_tasks.run_summary import trace_files
+
+    demo = tmp_path / "demo"
+    (demo / "traces").mkdir(parents=True)
+    (demo / "results").mkdir()
+    for name in ("synth-am-0000.json", "synth-am-0001.json"):
+        (demo / "traces" / name).write_text("{}")
+    (demo / "results" / "x_results.json").write_text("{}")
+    assert [p.name for p in trace_files(demo)] == ["synth-am-0000.json", "synth-am-0001.json"]
+
+    lmms = tmp_path / "lmms"
+    (lmms / "run" / "sama_traces" / "offline").mkdir(parents=True)
+    (lmms / "run" / "sama_traces" / "offline" / "q.json").write_text("{}")
+    (lmms / "traces").mkdir()
+    (lmms / "traces" / "other.json").write_text("{}")
+    assert [p.name for p in trace_files(lmms)] == ["q.json"]
+
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "a.json").write_text("{}")
+    (flat / "b_results.json").write_text("{}")
+    assert [p.name for p in trace_files(flat)] == ["a.json"]
