@@ -98,7 +98,8 @@ def trace_summary(paths: list[Path]) -> dict[str, Any]:
 
 
 def results_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per task of a results file: accuracy, n, and the cost metrics (means per question)."""
+    """One row per task of a results file: accuracy ("no solver" when every answer was the
+    first-option rule), n, and the cost metrics (means per question)."""
     rows = []
     n_samples = results.get("n-samples", {})
     for task, r in sorted((results.get("results") or {}).items()):
@@ -111,6 +112,9 @@ def results_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         acc = r[acc_key]
         acc = acc * 100 if acc_key != "mvx_acc,none" and isinstance(acc, (int, float)) and acc <= 1 else acc
+        rule = r.get("mvx_src_rule,none")
+        if isinstance(rule, (int, float)) and n and rule == n:
+            acc = "no solver"  # every answer was the first-option rule: its hit rate is chance, not a result
         row = {"task": task, "acc": acc, "n": int(n)}
         for m in COST_METRICS:
             row[m] = r.get(f"{m},none")
@@ -138,12 +142,13 @@ def render(summary: dict[str, Any]) -> str:
     lines = []
     rows = summary["tasks"]
     if rows:
-        lines.append(f"{'task':<24}{'acc %':>7}{'n':>5}{'tokens/q':>10}{'$/q':>10}{'iter/q':>8}{'tools/q':>8}{'$':>10}")
+        lines.append(f"{'task':<24}{'acc %':>10}{'n':>5}{'tokens/q':>10}{'$/q':>10}{'iter/q':>8}{'tools/q':>8}{'$':>10}")
         for r in rows:
             total = r["mvx_cost_usd"] * r["n"] if isinstance(r.get("mvx_cost_usd"), (int, float)) else None
-            lines.append(f"{r['task']:<24}{_fmt(r['acc'], '7.1f')}{r['n']:>5}{_fmt(r['mvx_tokens'], '10.0f')}"
-                         f"{_fmt(r['mvx_cost_usd'], '10.4f')}{_fmt(r['mvx_iterations'], '8.2f')}"
-                         f"{_fmt(r['mvx_tool_calls'], '8.2f')}{_fmt(total, '10.4f')}")
+            acc = r["acc"] if isinstance(r["acc"], str) else _fmt(r["acc"], ".1f")
+            lines.append(f"{r['task']:<24}{acc:>10}{r['n']:>5}{_fmt(r['mvx_tokens'], '.0f'):>10}"
+                         f"{_fmt(r['mvx_cost_usd'], '.4f'):>10}{_fmt(r['mvx_iterations'], '.2f'):>8}"
+                         f"{_fmt(r['mvx_tool_calls'], '.2f'):>8}{_fmt(total, '.4f'):>10}")
     else:
         lines.append("no lmms-eval results file found (accuracy not shown)")
     run = summary["run"]
