@@ -10,7 +10,7 @@ process after generation, reads it; a model that records nothing (a baseline) ge
 """
 from __future__ import annotations
 
-import threading
+from .question_notes import QuestionNotes
 
 __all__ = ["SOURCES", "METRICS", "record", "source_of", "flags", "clear"]
 
@@ -20,22 +20,16 @@ SOURCES: tuple[str, ...] = ("planner", "planner-forced", "evidence-fallback", "f
 METRICS: dict[str, str] = {"planner": "mvx_src_planner", "planner-forced": "mvx_src_forced",
                            "evidence-fallback": "mvx_src_fallback", "first-option-rule": "mvx_src_rule"}
 
-_SOURCE: dict[str, str] = {}
-_LOCK = threading.Lock()
+_SOURCE: QuestionNotes[str] = QuestionNotes()
 
 
 def record(question_id: str, source: str | None) -> None:
     """Record the source of ``question_id``'s answer; ``None`` forgets it (a failed question)."""
-    with _LOCK:
-        if source is None:
-            _SOURCE.pop(str(question_id), None)
-        else:
-            _SOURCE[str(question_id)] = str(source)
+    _SOURCE.set(question_id, None if source is None else str(source))
 
 
 def source_of(question_id: str) -> str | None:
-    with _LOCK:
-        return _SOURCE.get(str(question_id))
+    return _SOURCE.get(question_id)
 
 
 def flags(question_id: str) -> dict[str, int]:
@@ -45,5 +39,4 @@ def flags(question_id: str) -> dict[str, int]:
 
 
 def clear() -> None:
-    with _LOCK:
-        _SOURCE.clear()
+    _SOURCE.clear()

@@ -9,34 +9,26 @@ generation, looks it up. A question answered later in the same process clears it
 """
 from __future__ import annotations
 
-import threading
+from .question_notes import QuestionNotes
 
 __all__ = ["record", "cause_of", "clear", "snapshot"]
 
-_FAILED: dict[str, str] = {}
-_LOCK = threading.Lock()
+_FAILED: QuestionNotes[str] = QuestionNotes()
 
 
 def record(question_id: str, cause: str | None) -> None:
     """Record that ``question_id`` failed with ``cause``, or (``None``) that it was answered."""
-    with _LOCK:
-        if cause is None:
-            _FAILED.pop(str(question_id), None)
-        else:
-            _FAILED[str(question_id)] = str(cause) or "failed"
+    _FAILED.set(question_id, None if cause is None else (str(cause) or "failed"))
 
 
 def cause_of(question_id: str) -> str | None:
     """The recorded failure cause of a question, or None when it was answered (or never recorded)."""
-    with _LOCK:
-        return _FAILED.get(str(question_id))
+    return _FAILED.get(question_id)
 
 
 def snapshot() -> dict[str, str]:
-    with _LOCK:
-        return dict(_FAILED)
+    return _FAILED.snapshot()
 
 
 def clear() -> None:
-    with _LOCK:
-        _FAILED.clear()
+    _FAILED.clear()

@@ -10,8 +10,9 @@ model that records nothing (a baseline) gets zeros.
 """
 from __future__ import annotations
 
-import threading
 from typing import Any
+
+from .question_notes import QuestionNotes
 
 __all__ = ["METRICS", "record", "figures", "clear"]
 
@@ -19,26 +20,19 @@ __all__ = ["METRICS", "record", "figures", "clear"]
 METRICS: dict[str, str] = {"mvx_tokens": "tokens", "mvx_cost_usd": "cost_usd", "mvx_iterations": "iterations",
                            "mvx_tool_calls": "tool_calls"}
 
-_FIGURES: dict[str, dict[str, float]] = {}
-_LOCK = threading.Lock()
+_FIGURES: QuestionNotes[dict[str, float]] = QuestionNotes()
 
 
 def record(question_id: str, totals: dict[str, Any] | None) -> None:
     """Record a question's trace totals (``None`` forgets them: nothing was spent)."""
-    with _LOCK:
-        if not totals:
-            _FIGURES.pop(str(question_id), None)
-        else:
-            _FIGURES[str(question_id)] = {m: float(totals.get(k) or 0) for m, k in METRICS.items()}
+    _FIGURES.set(question_id, {m: float(totals.get(k) or 0) for m, k in METRICS.items()} if totals else None)
 
 
 def figures(question_id: str) -> dict[str, float]:
     """One value per metric for a question (zeros when nothing was recorded)."""
-    with _LOCK:
-        got = _FIGURES.get(str(question_id), {})
+    got = _FIGURES.get(question_id) or {}
     return {m: got.get(m, 0.0) for m in METRICS}
 
 
 def clear() -> None:
-    with _LOCK:
-        _FIGURES.clear()
+    _FIGURES.clear()

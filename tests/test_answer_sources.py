@@ -14,12 +14,7 @@ from sama_model.planners.base import PlannerTurn
 from sama_model.profiles import build_config
 from sama_model.runner import run_questions
 
-Q = "Which video has the same number of cups as the reference video?"
-OPTIONS = {"A": "Video A", "B": "Video B", "C": "Video C", "D": "Video D"}
-STEMS = {"Reference": "ref", "Video A": "a", "Video B": "b", "Video C": "c", "Video D": "d"}
-SCRIPT = {"ref": {"sg": 2, "reader": "two cups"}, "a": {"sg": 1, "reader": "one cup"},
-          "b": {"sg": 3, "reader": "three cups"}, "c": {"sg": 2, "reader": "two cups"},
-          "d": {"sg": 4, "reader": "four cups"}}
+from test_sama_doubles import CUPS_OPTIONS as OPTIONS, CUPS_Q as Q, CUPS_SCRIPT as SCRIPT, CUPS_STEMS as STEMS  # noqa: E402
 
 
 class _Mute:

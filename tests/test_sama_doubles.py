@@ -56,6 +56,16 @@ def make_video(path: Path, color: tuple[int, int, int], n_frames: int = 10, fps:
     return path
 
 
+
+# A CNT question with a scripted count per video (Video C matches the reference), shared by tests.
+CUPS_Q = "Which video has the same number of cups as the reference video?"
+CUPS_OPTIONS = {"A": "Video A", "B": "Video B", "C": "Video C", "D": "Video D"}
+CUPS_STEMS = {"Reference": "ref", "Video A": "a", "Video B": "b", "Video C": "c", "Video D": "d"}
+CUPS_SCRIPT = {"ref": {"sg": 2, "reader": "two cups"}, "a": {"sg": 1, "reader": "one cup"},
+               "b": {"sg": 3, "reader": "three cups"}, "c": {"sg": 2, "reader": "two cups"},
+               "d": {"sg": 4, "reader": "four cups"}}
+
+
 def make_question(root: Path, qid: str, task: str | None, question: str, options: dict[str, str],
                   stems: dict[str, str], subtitles: dict[str, str] | None = None) -> AgentQuestion:
     """A question whose videos (label -> stem) are generated in ``root/videos`` (distinct colours)."""
