@@ -171,3 +171,85 @@ def test_colour_rarity_separates_objects_from_a_repeating_backdrop():
 def test_cross_and_ring_query_words():
     assert parse_query("Count the crosses").shapes == ("cross",)
     assert parse_query("how many rings are there").shapes == ("ring",)
+
+
+def test_fast_median_is_numpys_median_bit_for_bit():
+    """The segmenter's median (issue 19's hot spot: dozens of calls per frame) returns numpy's values
+    and dtypes: the middle element, or the mean of the two middle ones (float64 for integers)."""
+    from sama_model.backends.lite.common import fast_median
+
+    u8 = np.array([[1, 5], [3, 2], [2, 9], [7, 4]], np.uint8)
+    got = fast_median(u8)
+    assert got.dtype == np.float64 and got.tolist() == [2.5, 4.5]
+    f32 = np.array([[0.1, -3.0, 7.0], [0.3, 1.0, 2.0], [0.2, 5.0, -1.0]], np.float32)
+    assert fast_median(f32).dtype == np.float32 and fast_median(f32).tolist() == f32[[2, 1, 1], [0, 1, 2]].tolist()
+    assert fast_median(np.array([4.0, 1.0], np.float32)) == np.float32(2.5)
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 7, 64, 301):
+        for a in (rng.normal(0, 30, (n, 3)).astype(np.float32), rng.integers(0, 256, (n,)).astype(np.uint8)):
+            ref, got = np.median(a, axis=0), fast_median(a)
+            assert np.asarray(got).dtype == np.asarray(ref).dtype and np.array_equal(got, ref)
+
+
+def _rarity_reference(lab, clusters=16, inner=31, outer=91, sigma=9.0, sample=3000):
+    """colour_rarity as first written (per-cluster broadcasting, argmin, float boxes): the pin for
+    the vectorised version, which must give the same array bit for bit."""
+    import cv2
+
+    h, w = lab.shape[:2]
+    x = lab.reshape(-1, 3)
+    step = max(1, len(x) // sample)
+    sub = np.ascontiguousarray(x[step // 2 :: step][:sample])
+    k = int(min(clusters, len(sub)))
+    cv2.setRNGSeed(12345)
+    _, _, centres = cv2.kmeans(sub, k, None, (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5), 1,
+                               cv2.KMEANS_PP_CENTERS)
+    d2 = np.empty((k, len(x)), np.float32)
+    for j in range(k):
+        diff = x - centres[j]
+        d2[j] = np.einsum("ij,ij->i", diff, diff)
+    lbl = np.argmin(d2, axis=0)
+    weight = np.exp(d2 * np.float32(-0.5 / sigma**2))
+    ring, glob = np.zeros((h, w), np.float32), np.zeros(len(x), np.float32)
+    inner, outer = min(inner, h, w) | 1, min(outer, 2 * max(h, w) + 1) | 1
+    norm = float(outer * outer - inner * inner)
+    for j in range(k):
+        ind = (lbl == j).reshape(h, w).astype(np.float32)
+        frac = float(ind.mean())
+        if frac == 0.0:
+            continue
+        big = cv2.boxFilter(ind, -1, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
+        small = cv2.boxFilter(ind, -1, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
+        ring += weight[j].reshape(h, w) * (big - small) / norm
+        glob += weight[j] * frac
+    return np.minimum(ring, glob.reshape(h, w))
+
+
+@pytest.mark.parametrize("kind", ["stripes", "tiles"])
+def test_colour_rarity_is_the_reference_bit_for_bit(kind):
+    from sama_model.backends.lite.segmentation import colour_rarity
+
+    img = _backdrop(kind, 168, 224)
+    for k, c in enumerate([(30, 30), (120, 60), (190, 130)]):
+        _textured_sprite(img, c, 10, RGB[("red", "blue", "yellow")[k]], "stripes", 0.5 * k)
+    lab = Segmenter._lab(img)
+    assert np.array_equal(colour_rarity(lab), _rarity_reference(lab))
+
+
+def test_flat_candidates_dropped_by_the_rarity_test_are_never_named(monkeypatch):
+    """The tiles of a floor are 35 flat candidates, all dropped (their colour recurs): naming
+    (colour vote, shape fit) runs only for the 6 sprites found, not for 41 objects."""
+    from sama_model.backends.lite import segmentation
+
+    img = _backdrop("tiles")
+    spots = [(30, 30), (90, 40), (150, 30), (40, 100), (110, 105), (165, 95)]
+    cols = [RGB["red"], RGB["blue"], RGB["yellow"], RGB["pink"], RGB["orange"], RGB["purple"]]
+    for k, (c, col) in enumerate(zip(spots, cols)):
+        _textured_sprite(img, c, 9, col, "stripes" if k % 2 else "checker", 0.4 * k)
+    seg = Segmenter()
+    assert len(seg._flat_candidates(img)) == 35
+    calls = []
+    real = segmentation.dominant_color
+    monkeypatch.setattr(segmentation, "dominant_color", lambda pix: calls.append(len(pix)) or real(pix))
+    assert len(seg.segment(img)) == 6
+    assert len(calls) == 6

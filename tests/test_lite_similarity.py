@@ -135,15 +135,19 @@ def test_bad_aspect_is_an_error():
 
 
 # -- identity aspect: the main moving subject's look ---------------------------------------------
-def _figure_clip(colours, bg_seed: int, scale: float = 1.0, T: int = 16, squash: float = 1.0):
+def _figure_clip(colours, bg_seed: int, scale: float = 1.0, T: int = 16, squash: float = 1.0,
+                 zoom: int = 1):
     """A two-part figure (body square, head circle) walking right over a smooth random background;
-    with a small static distractor so the subject has to be chosen."""
+    with a small static distractor so the subject has to be chosen. ``zoom``: frame, path and
+    figure that many times larger (a close-up on a bigger frame)."""
     rng = np.random.default_rng(bg_seed)
     bg = cv2.GaussianBlur(rng.uniform(60, 160, (144, 192, 3)).astype(np.float32), (0, 0), 6).astype(np.uint8)
+    bg = cv2.resize(bg, (192 * zoom, 144 * zoom), interpolation=cv2.INTER_LINEAR)
+    scale *= zoom
     frames = []
     for t in range(T):
         f = bg.copy()
-        x, y = int(40 + 5 * t), 80
+        x, y = zoom * int(40 + 5 * t), zoom * 80
         r, rw = 16 * scale, 16 * scale * squash  # another camera: the whole figure scaled and squashed
         leg_w, leg_h = max(2, round(3 * scale * squash)), round(10 * scale)
         cv2.rectangle(f, (round(x - rw), round(y - r)), (round(x + rw), round(y + r)), colours[0], -1)
@@ -184,6 +188,41 @@ def test_identity_same_figure_other_background_beats_look_alike():
     assert s_same["identity_similarity"] > 0.75 > 0.25 > max(s_body["identity_similarity"], s_head["identity_similarity"])
     emb = SIM.embed(a, aspect="identity")
     assert emb.shape[1] == IDENTITY_DIM and 8 <= emb.shape[0] <= 12  # one layout grid per sampled frame
+
+
+def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
+    """Issue 19: GrabCut's time grows with its crop (a subject filling a 448-px frame made one
+    identity read cost 15-20 s); a crop over GRABCUT_MAX_PIXELS is cut scaled down and its mask
+    scaled back, so the subject is described as before: a close-up of the figure on a 2x larger
+    frame still matches the figure at the usual size, and not a figure with another body colour."""
+    from sama_model.backends.lite import identity
+
+    sizes = []
+    real = cv2.grabCut
+
+    def counting(img, *args):
+        sizes.append(img.shape[0] * img.shape[1])
+        return real(img, *args)
+
+    monkeypatch.setattr(identity.cv2, "grabCut", counting)
+    close = _figure_clip((RED, BLUE), bg_seed=2, zoom=2, T=10)
+    emb = SIM.embed(close, aspect="identity")
+    assert emb.shape[1] == IDENTITY_DIM and 8 <= emb.shape[0] <= 10
+    cap = identity.GRABCUT_MAX_PIXELS
+    # 8 crops of the whole figure (about 47k pixels) cut to the cap; 2 frames locate only the
+    # body (11.5k pixels: cut at their own size)
+    assert len(sizes) == 10 and max(sizes) <= 1.01 * cap
+    assert sum(n >= 0.99 * cap for n in sizes) == 8 and sorted(sizes)[:2] == [109 * 106] * 2
+    boxes = identity.subject_boxes(close.frames, np.array([8]))
+    mask, crop = identity.subject_mask(close.frames[8], boxes[8])
+    assert mask.shape == crop.shape[:2] and crop.shape[0] * crop.shape[1] > identity.GRABCUT_MAX_PIXELS
+    sizes.clear()
+    usual = _figure_clip((RED, BLUE), bg_seed=1)
+    SIM.embed(usual, aspect="identity")
+    assert len(sizes) == 12 and max(sizes) < cap  # a usual-size subject is cut at its own size
+    same = SIM.compare(usual, close, aspect="identity")["score"]
+    other = SIM.compare(_figure_clip((GREEN, BLUE), bg_seed=3), close, aspect="identity")["score"]
+    assert same > 0.5 > other
 
 
 def test_identity_without_a_moving_subject_is_undecided():

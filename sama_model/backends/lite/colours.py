@@ -9,6 +9,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .common import fast_median
+
 _PALETTE: tuple[str, ...] = (
     "black",
     "white",
@@ -75,5 +77,5 @@ def dominant_color(pixels: np.ndarray) -> tuple[str, tuple[int, int, int]]:
     chroma = counts.copy()
     chroma[:3] = 0  # black, white, grey
     best = int(np.argmax(chroma)) if chroma.max() >= 0.25 * max(len(codes), 1) else int(np.argmax(counts))
-    rgb = tuple(int(c) for c in np.median(pixels[codes == best], axis=0))
+    rgb = tuple(int(c) for c in fast_median(pixels[codes == best]))
     return _PALETTE[best], rgb

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from .colours import dominant_color
-from .common import FRAME_MEMO, resize_max
+from .common import FRAME_MEMO, fast_median, resize_max
 from .shapes import _central_hole, classify_shape
 
 
@@ -91,7 +91,7 @@ def _edge_sharpness(lab: np.ndarray, mask: np.ndarray) -> float:
     edge = cv2.dilate(mask, np.ones((3, 3), np.uint8)) & ~cv2.erode(mask, np.ones((3, 3), np.uint8)) & 1
     if edge.sum() < 4:
         return 0.0
-    return float(np.median(cv2.dilate(mag, np.ones((3, 3), np.uint8))[edge > 0])) * 2.0
+    return float(fast_median(cv2.dilate(mag, np.ones((3, 3), np.uint8))[edge > 0])) * 2.0
 
 
 def _trim_rim(lab: np.ndarray, raw: np.ndarray, filled: np.ndarray) -> np.ndarray:
@@ -108,9 +108,9 @@ def _trim_rim(lab: np.ndarray, raw: np.ndarray, filled: np.ndarray) -> np.ndarra
         return raw
     pix = lab[core > 0]
     lum = pix[:, 0]
-    reps = [np.median(pix[lum <= np.median(lum)], axis=0), np.median(pix[lum >= np.median(lum)], axis=0)]
+    reps = [fast_median(pix[lum <= fast_median(lum)]), fast_median(pix[lum >= fast_median(lum)])]
     d_obj = np.minimum(_lab_dist(lab, reps[0]), _lab_dist(lab, reps[1]))
-    d_bg = _lab_dist(lab, np.median(lab[ring], axis=0))
+    d_bg = _lab_dist(lab, fast_median(lab[ring]))
     rim = (raw > 0) & ~(core > 0)
     out = raw.copy()
     out[rim & (d_bg < d_obj)] = 0
@@ -164,33 +164,54 @@ def colour_rarity(
     """
     h, w = lab.shape[:2]
     x = lab.reshape(-1, 3)
-    step = max(1, len(x) // sample)
+    n = len(x)
+    step = max(1, n // sample)
     sub = np.ascontiguousarray(x[step // 2 :: step][:sample])
     k = int(min(clusters, len(sub)))
     cv2.setRNGSeed(12345)
     crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
     _, _, centres = cv2.kmeans(sub, k, None, crit, 1, cv2.KMEANS_PP_CENTERS)
-    # one row per cluster (contiguous), so the per-cluster passes below read and write whole rows
-    d2 = np.empty((k, len(x)), np.float32)
+    # Squared colour distance to each centre, one contiguous row per cluster, channel by channel
+    # into preallocated rows ((dL^2 + da^2) + db^2 in float32, the same sums as a per-pixel dot
+    # product): a third of the time of broadcasting (N, 3) - centre per cluster.
+    chans = [np.ascontiguousarray(x[:, c]) for c in range(3)]
+    d2 = np.empty((k, n), np.float32)
+    tmp = np.empty(n, np.float32)
     for j in range(k):
-        diff = x - centres[j]
-        d2[j] = np.einsum("ij,ij->i", diff, diff)
-    lbl = np.argmin(d2, axis=0)
-    weight = np.exp(d2 * np.float32(-0.5 / sigma**2))
+        row = d2[j]
+        np.subtract(chans[0], centres[j, 0], out=row)
+        np.multiply(row, row, out=row)
+        for c in (1, 2):
+            np.subtract(chans[c], centres[j, c], out=tmp)
+            np.multiply(tmp, tmp, out=tmp)
+            np.add(row, tmp, out=row)
+    # nearest centre, the first on ties (argmin over the cluster axis, which strides badly)
+    lbl = np.zeros(n, np.intp)
+    best = d2[0].copy()
+    for j in range(1, k):
+        lbl[d2[j] < best] = j
+        np.minimum(best, d2[j], out=best)
+    counts = np.bincount(lbl, minlength=k)
+    weight = np.multiply(d2, np.float32(-0.5 / sigma**2), out=d2)  # d2 is not needed any more: in place
+    np.exp(weight, out=weight)
     ring = np.zeros((h, w), np.float32)
-    glob = np.zeros(len(x), np.float32)
+    glob = np.zeros(n, np.float32)
+    part = np.empty((h, w), np.float32)
     inner, outer = min(inner, h, w) | 1, min(outer, 2 * max(h, w) + 1) | 1
     norm = float(outer * outer - inner * inner)
     for j in range(k):
-        ind = (lbl == j).reshape(h, w).astype(np.float32)
-        frac = float(ind.mean())
-        if frac == 0.0:
+        if counts[j] == 0:
             continue
-        big = cv2.boxFilter(ind, -1, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
-        small = cv2.boxFilter(ind, -1, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
-        wj = weight[j].reshape(h, w)
-        ring += wj * (big - small) / norm
-        glob += weight[j] * frac
+        frac = float(np.float32(counts[j]) / np.float32(n))  # the cluster's share, as a float32 mean
+        ind = (lbl == j).reshape(h, w).view(np.uint8)  # 0/1 bytes: the box sums read a quarter of the memory
+        big = cv2.boxFilter(ind, cv2.CV_32F, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
+        small = cv2.boxFilter(ind, cv2.CV_32F, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
+        np.subtract(big, small, out=part)
+        np.multiply(weight[j].reshape(h, w), part, out=part)
+        np.divide(part, norm, out=part)
+        ring += part
+        np.multiply(weight[j], np.float32(frac), out=tmp)
+        glob += tmp
     return np.minimum(ring, glob.reshape(h, w))
 
 
@@ -292,7 +313,7 @@ class Segmenter:
         outer = (cv2.dilate(mask, k7) > 0) & ~(cv2.dilate(mask, k3) > 0)
         if outer.sum() < 4:  # object fills its crop: nothing around it to compare with
             return True
-        return float(np.linalg.norm(np.median(lab[inner], axis=0) - np.median(lab[outer], axis=0))) >= self.ring_delta
+        return float(np.linalg.norm(fast_median(lab[inner]) - fast_median(lab[outer]))) >= self.ring_delta
 
     @staticmethod
     def masked_background(lab: np.ndarray, objects: np.ndarray, grid: int = 16) -> np.ndarray:
@@ -324,14 +345,15 @@ class Segmenter:
         if self.method == "both":
             # flat objects keep their precise outlines, but only where their colour is rare
             # around them (a band of a striped backdrop or a floor tile is flat yet recurs)
+            # (a flat candidate is named, colour and shape, only once it passes this test)
             flat = []
-            for f in self.segment_flat(frame):
+            for f in self._flat_candidates(frame):
                 poly = np.round(f.contour * scale).astype(np.int32)
                 mask = np.zeros(share.shape, np.uint8)
                 if len(poly) >= 3:
                     cv2.fillPoly(mask, [poly], 1)
-                if mask.any() and float(np.median(share[mask > 0])) < self.rare_grow:
-                    flat.append(f)
+                if mask.any() and float(fast_median(share[mask > 0])) < self.rare_grow:
+                    flat.append(f.named())
             found = _merge_detections(found, flat)
         found.sort(key=lambda sg: -sg.area)
         return found[: self.max_objects]
@@ -391,8 +413,8 @@ class Segmenter:
                 continue
             ring = (cv2.dilate(mask, np.ones((7, 7), np.uint8)) > 0) & ~(cv2.dilate(mask, k3) > 0)
             body = (mask & raw) > 0
-            inside = np.median(crop[body], axis=0)
-            contrast = float(np.linalg.norm(inside - np.median(crop[ring], axis=0))) if ring.sum() >= 4 else 99.0
+            inside = fast_median(crop[body])
+            contrast = float(np.linalg.norm(inside - fast_median(crop[ring]))) if ring.sum() >= 4 else 99.0
             if contrast < self.rare_contrast or _edge_sharpness(crop, mask) < self.rare_sharpness * contrast:
                 continue  # a faint mark, or a soft-edged (defocused) background shape
             pix = small[y0:y1, x0:x1][body]
@@ -408,6 +430,10 @@ class Segmenter:
         A second pass with objects masked out of the background runs only when a large object
         was found (the coarse median partly absorbs those and distorts the background near them).
         """
+        return [c.named() for c in self._flat_candidates(frame)]
+
+    def _flat_candidates(self, frame: np.ndarray) -> list[_Candidate]:
+        """:meth:`segment_flat`'s objects before they are named (see :class:`_Candidate`)."""
         small, scale = resize_max(frame, self.work_side)
         h, w = small.shape[:2]
         lab = self._lab(cv2.GaussianBlur(small, (3, 3), 0))
@@ -417,7 +443,7 @@ class Segmenter:
         # two background scales: the fine one follows gradients, the coarse one sees large objects
         dist = np.maximum(_lab_dist(lab, self.background(lab, 24)), _lab_dist(lab, self.background(lab, 10)))
         found, union = self._extract(small, lab, flat, dist, scale)
-        if any(seg.area * scale * scale > 0.012 * h * w for seg in found):
+        if any(seg.area * scale * scale > 0.012 * h * w for seg in found):  # Segment.area's units
             bg = self.masked_background(lab, cv2.dilate(union, np.ones((5, 5), np.uint8)))
             dist = _lab_dist(lab, bg)
             found, union = self._extract(small, lab, flat, dist, scale)
@@ -427,7 +453,7 @@ class Segmenter:
             found += self._textured(small, scale, union)
         return found[: self.max_objects]
 
-    def _textured(self, small: np.ndarray, scale: float, taken: np.ndarray) -> list[Segment]:
+    def _textured(self, small: np.ndarray, scale: float, taken: np.ndarray) -> list[_Candidate]:
         """Striped/checkered/noisy objects: flat and distinct only once fine texture is averaged
         out (median then mean filter); searched outside the objects already found."""
         soft = cv2.blur(cv2.medianBlur(small, 5), (3, 3))
@@ -447,9 +473,10 @@ class Segmenter:
         dist: np.ndarray,
         scale: float,
         taken: np.ndarray | None = None,
-    ) -> tuple[list[Segment], np.ndarray]:
+    ) -> tuple[list[_Candidate], np.ndarray]:
         """Objects seeded by flat pixels far from the background, outside ``taken`` (objects
-        already found); returns them and the union mask (``taken`` updated in place)."""
+        already found); returns them (not yet named) and the union mask (``taken`` updated in
+        place)."""
         h, w = small.shape[:2]
         seed = ((dist > self.fg_delta) & flat).astype(np.uint8)
         seed = cv2.morphologyEx(seed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
@@ -460,7 +487,7 @@ class Segmenter:
         _n, lbl, stats, _ = cv2.connectedComponentsWithStats(seed, connectivity=8)
         frame_area = float(h * w)
         min_area = max(6.0, self.min_area_frac * frame_area)
-        out: list[Segment] = []
+        out: list[_Candidate] = []
         areas = stats[1:, cv2.CC_STAT_AREA]
         order = [k + 1 for k in np.argsort(-areas, kind="stable") if areas[k] >= min_area * 0.3]
         k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
@@ -472,15 +499,17 @@ class Segmenter:
             if taken[y0:y1, x0:x1][comp > 0].mean() > 0.5:
                 continue
             crop = lab[y0:y1, x0:x1]
-            colour = np.median(crop[comp > 0], axis=0)
+            colour = fast_median(crop[comp > 0])
             # re-grow through flat pixels of the same colour, then into pixels closer to the
             # object's colour than to the background's (the 50% point of an anti-aliased edge);
             # the outline is filled afterwards, and a background hole at its centre makes a ring
             d_obj = _lab_dist(crop, colour)
             same = (((d_obj < self.grow_delta) & flat[y0:y1, x0:x1]) | (comp > 0)).astype(np.uint8)
-            _, same_lbl = cv2.connectedComponents(same, connectivity=8)
-            keep = np.unique(same_lbl[comp > 0])
-            grown = np.isin(same_lbl, keep[keep > 0])
+            n_same, same_lbl = cv2.connectedComponents(same, connectivity=8)
+            keep = np.zeros(n_same, bool)  # the components holding the seed (a lookup, not np.isin)
+            keep[same_lbl[comp > 0]] = True
+            keep[0] = False
+            grown = keep[same_lbl]
             edge = (
                 (cv2.dilate(grown.astype(np.uint8), k5) > 0)
                 & (d_obj < dist[y0:y1, x0:x1])
@@ -503,14 +532,51 @@ class Segmenter:
             if core.sum() >= 4 and float(np.linalg.norm(crop[core > 0].std(axis=0))) > self.interior_std:
                 continue  # a patch of texture, not a flat-coloured object
             taken[y0:y1, x0:x1] |= mask
-            contrast = float(np.median(dist[y0:y1, x0:x1][(mask & raw) > 0]))
+            contrast = float(fast_median(dist[y0:y1, x0:x1][(mask & raw) > 0]))
             body = (mask > 0) & (raw > 0) & (dist[y0:y1, x0:x1] > 0.5 * self.fg_delta)
             pix = small[y0:y1, x0:x1][body if body.sum() >= 4 else mask > 0]
-            name, rgb = dominant_color(pix)
-            out.append(_segment(cnt, mask, x0, y0, scale, area, hole, name, rgb, contrast))
+            out.append(_Candidate(cnt, mask, x0, y0, scale, area, hole, contrast, pix))
             if len(out) >= self.max_objects:
                 break
         return out, taken
+
+
+@dataclass
+class _Candidate:
+    """A flat-colour object found but not yet named (colour vote, shape fit).
+
+    Why: most flat candidates are dropped afterwards (a first pass redone with objects masked out
+    of the background, a contrast floor, the rare-colour test in :meth:`Segmenter.segment`);
+    naming costs more than finding, so only the kept ones are named.
+    """
+
+    cnt: np.ndarray
+    mask: np.ndarray
+    x0: int
+    y0: int
+    scale: float
+    area_px: float  # in the downscaled frame's pixels
+    hole: float
+    contrast: float
+    pix: np.ndarray  # the object's RGB pixels that its colour is voted from
+    _named: Segment | None = None
+
+    @property
+    def area(self) -> float:
+        """Area in the input frame's pixels (as :attr:`Segment.area`)."""
+        return self.area_px / self.scale**2
+
+    @property
+    def contour(self) -> np.ndarray:
+        """Outline in the input frame's pixels (as :attr:`Segment.contour`)."""
+        return (self.cnt.reshape(-1, 2).astype(np.float32) + np.array([self.x0, self.y0], np.float32)) / self.scale
+
+    def named(self) -> Segment:
+        if self._named is None:
+            name, rgb = dominant_color(self.pix)
+            self._named = _segment(self.cnt, self.mask, self.x0, self.y0, self.scale, self.area_px, self.hole,
+                                   name, rgb, self.contrast)
+        return self._named
 
 
 def _segment(cnt: np.ndarray, mask: np.ndarray, x0: int, y0: int, scale: float, area: float, hole: float,
