@@ -154,6 +154,47 @@ def test_am_action_scores_exact_values():
     assert decide_am(ctx)[0] == "C"
 
 
+def test_am_motion_found_actor_scores_exact_values():
+    """data["actor"] (found by its own motion, followed by its texture) is compared by its patterns
+    and its motion signature; the segmentation objects then weigh AM_SEGMENT_WEIGHT, and fully
+    where a video has no motion-found actor."""
+    from sama_model.memory import EvidenceMemory
+    from sama_model.skills.context import PolicyContext
+    from sama_model.skills.multi_video_comparison.am import (
+        AM_ANY_OBJECT_WEIGHT, AM_SEGMENT_WEIGHT, AM_SIGNATURE_WEIGHT, action_scores, decide as decide_am,
+        signature_similarity)
+    from sama_model.tools.base import ToolResult
+
+    seg = lambda pats: [{"pattern": pats[0], "patterns": pats, "size_px": 30.0, "path_px": 10.0}]
+    orbit = {"extent": 2.0, "straight": 0.1, "turn": 0.0, "swing": 0.1, "reversals": 1.0}
+    slide = {"extent": 3.0, "straight": 0.95, "turn": 0.0, "swing": 0.05, "reversals": 0.0}
+    mover = lambda pats, sig: {"patterns": pats, "signature": sig, "near_threshold": ["extent"]}
+    data = {
+        "Reference": {"objects": seg(["linear"]), "actor": mover(["orbiting"], orbit)},  # background read as a slide
+        "Video A": {"objects": seg(["linear"]), "actor": mover(["linear"], slide)},
+        "Video B": {"objects": seg(["zig-zag"]), "actor": mover(["orbiting"], orbit)},
+        "Video C": {"objects": seg(["linear"]), "actor": None},
+        "Video D": {"objects": seg(["static", "spinning"]), "actor": mover(["static"], slide)},
+    }
+    labels = list(REF4)
+    q = AgentQuestion("q", "Which candidate shows the same action?", FOUR, tuple(VideoRef(v, f"/{v}.mp4") for v in labels))
+    mem = EvidenceMemory(labels)
+    for i, (video, d) in enumerate(data.items()):
+        mem.add(ToolResult("motion_analyzer", {"video": video, "next_video": None}, data=d, videos=[video],
+                           call_id=f"m{i}"), 1)
+    ctx = PolicyContext(q, "AM", "registry", mem, {"motion_analyzer"}, lambda _: 3.0, option_video_map(FOUR, labels))
+    scores = action_scores(ctx)
+    seg_match = 1.0 + AM_ANY_OBJECT_WEIGHT  # the segmentation main actors agree ("linear")
+    assert scores["Video A"] == pytest.approx(AM_SIGNATURE_WEIGHT * signature_similarity(orbit, slide)
+                                              + AM_SEGMENT_WEIGHT * seg_match)
+    assert scores["Video B"] == pytest.approx(1.0 + AM_SIGNATURE_WEIGHT * 1.0)
+    assert scores["Video C"] == pytest.approx(seg_match)  # no motion-found actor: segmentation in full
+    # D's actor: static + the outline's spinning
+    assert scores["Video D"] == pytest.approx(AM_SIGNATURE_WEIGHT * signature_similarity(orbit, slide))
+    letter, why = decide_am(ctx)
+    assert letter == "B" and "found by its motion: ['orbiting'] (near threshold: extent)" in why
+
+
 def test_art_style_similarity(tmp_path):
     script = {"ref": {"emb_style": [1, 0, 0]}, "a": {"emb_style": [0, 1, 0]}, "b": {"emb_style": [0.9, 0.1, 0]},
               "c": {"emb_style": [0.5, 0.5, 0]}, "d": {"emb_style": [0, 0, 1]}}

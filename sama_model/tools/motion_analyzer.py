@@ -36,4 +36,5 @@ class MotionAnalyzerTool(Tool):
         pats = ", ".join(sorted({o.get("pattern", "?") for o in data.get("objects", [])}))
         return (f"{args['video']} ({fmt_window(args)}): camera {', '.join(cam.get('trends', [])) or 'unknown'}"
                 f" (pan {cam.get('pan', 0):.2f}, tilt {cam.get('tilt', 0):.2f}, zoom {cam.get('zoom', 0):.2f})"
-                + (f"; objects {pats}" if pats else ""))
+                + (f"; objects {pats}" if pats else "")
+                + (f"; main actor (by its motion) {'/'.join(data['actor'].get('patterns', []))}" if data.get("actor") else ""))

@@ -24,6 +24,7 @@ from scipy.optimize import linear_sum_assignment
 
 from mvx_tasks.video_decoder import VideoClip
 
+from .actor import motion_actor
 from .common import (
     FRAME_MEMO,
     TRACK_FRAMES,
@@ -69,8 +70,9 @@ def pair_motion(frames: np.ndarray, i: int, j: int, segmenter: Segmenter | None 
 class LiteMotionAnalyzer:
     """Options: ``max_frames`` (frames of the window analysed), ``segments`` (camera sub-windows),
     ``pan_threshold``/``tilt_threshold`` (frame sizes per second), ``zoom_threshold`` (log-scale
-    per second), ``tracker`` options prefixed ``track_``. Forensics is its own tool
-    (``manipulation_detector``, :mod:`.forensics`)."""
+    per second), ``tracker`` options prefixed ``track_``, ``actor`` (also report the main actor
+    found by its own motion, :func:`.actor.motion_actor`, as data["actor"]). Forensics is its own
+    tool (``manipulation_detector``, :mod:`.forensics`)."""
 
     def __init__(
         self,
@@ -79,9 +81,11 @@ class LiteMotionAnalyzer:
         pan_threshold: float = 0.04,
         tilt_threshold: float = 0.04,
         zoom_threshold: float = 0.04,
+        actor: bool = True,
         **track_options: float,
     ) -> None:
         self.max_frames = int(max_frames)
+        self.actor = bool(actor)
         self.segments = int(segments)
         self.thresholds = {"pan": float(pan_threshold), "tilt": float(tilt_threshold), "zoom": float(zoom_threshold)}
         self.tracker = LiteObjectTracker(
@@ -152,6 +156,8 @@ class LiteMotionAnalyzer:
         objects = [classify_track(t, times, offsets, (w, h)) for t in self.tracker.confirmed(tracks, len(idx))]
         out = {"camera": cam, "objects": objects, "frames_used": int(len(idx)),
                "frame_times": [round(float(t), 3) for t in times], "window": window_span(clip, window)}
+        if self.actor:
+            out["actor"] = motion_actor(clip, window, self.max_frames)
         return out
 
     # -- continuity ----------------------------------------------------------------------------

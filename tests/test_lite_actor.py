@@ -1,0 +1,108 @@
+"""The main actor found by how it moves and followed by its texture (lite/actor.py), and AM's use of it."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from scenes import make_clip, textured_image
+
+from mvx_tasks.synth.scene import _blend
+from mvx_tasks.synth.sprites import motion_track
+from sama_model.backends.lite.actor import (
+    Followed,
+    centre_path,
+    followed_object,
+    motion_actor,
+)
+from sama_model.backends.lite.common import FRAME_MEMO
+from sama_model.skills.multi_video_comparison.am import (
+    combined_patterns,
+    signature_similarity,
+)
+
+
+def actor_clip(motion: str, seed: int = 1, pan: float = 1.5, n: int = 30, fps: float = 10.0,
+               diam: float = 56.0):
+    """A textured cut-out (a lobed disc of coloured noise) performing one of MVX-Synth's motions
+    over a textured background, filmed by a camera panning right and a little down (320x240)."""
+    rng = np.random.default_rng(seed)
+    bg = textured_image(360, 520, seed=seed + 100).astype(np.float32)
+    tex = textured_image(96, 96, seed=seed + 7).astype(np.float32)
+    size = int(diam) + 4
+    yy, xx = np.mgrid[0:size, 0:size] - (size - 1) / 2
+    alpha = np.clip(diam / 2 * (1 + 0.12 * np.cos(3 * np.arctan2(yy, xx))) / 1.12 - np.hypot(xx, yy) + 0.5, 0, 1)
+    rgba = np.dstack([cv2.resize(tex, (size, size)), alpha]).astype(np.float32)
+    tr = motion_track(motion, n, fps, (260.0, 180.0), rng, diam / 2, 1.0)
+    frames = []
+    for t in range(n):
+        canvas = bg.copy()
+        _blend(canvas, rgba, float(tr.xy[t, 0]), float(tr.xy[t, 1]), float(tr.scale[t]), float(tr.angle[t]), 1.0)
+        m = np.array([[1, 0, -(100 + pan * t)], [0, 1, -(60 + 0.3 * pan * t)]], np.float64)
+        frames.append(np.clip(cv2.warpAffine(canvas, m, (320, 240)), 0, 255).astype(np.uint8))
+    return make_clip(frames, fps=fps)
+
+
+@pytest.mark.parametrize("motion,pattern", [("orbit", "orbiting"), ("spin", "spinning"), ("slide", "linear")])
+def test_textured_actor_over_panning_texture_is_named(motion, pattern):
+    # colour segmentation finds nothing sensible here (texture everywhere); the actor is what moves
+    # on its own, and its turn is read from its texture
+    clip = actor_clip(motion)
+    actor = motion_actor(clip)
+    FRAME_MEMO.clear()
+    assert actor is not None and actor["source"] == "motion"
+    json.dumps(actor)  # tool data travel as JSON
+    assert actor["patterns"] == [pattern] or (pattern == "spinning" and actor["patterns"] == ["static", "spinning"])
+    if motion == "spin":
+        assert abs(actor["spin_deg_per_s"]) > 150  # motion_track spins at 150-260 deg/s
+    else:
+        assert abs(actor["spin_deg_per_s"]) < 30
+
+
+def test_still_scene_has_no_actor():
+    clip = actor_clip("still")
+    assert motion_actor(clip) is None
+    FRAME_MEMO.clear()
+
+
+def _followed(pos: np.ndarray, angle: np.ndarray, scale: np.ndarray) -> Followed:
+    n = len(pos)
+    return Followed(list(range(n)), pos, angle, scale, np.ones(n), 20.0, 30.0, np.arange(n) / 8.0, (320, 240), n)
+
+
+def test_centre_path_removes_an_off_centre_seed():
+    # a point 10 px right of the centre of an actor turning 30 degrees a step draws a circle; the
+    # solved centre stays at (100, 80)
+    a = np.arange(16) * 30.0
+    r = np.radians(a)
+    pos = np.stack([100 + 10 * np.cos(r), 80 - 10 * np.sin(r)], 1)
+    c = centre_path(_followed(pos, a, np.ones(16)))
+    assert np.abs(c - [100, 80]).max() < 1e-6
+    # scaling about the centre moves the point along a line: removed too
+    z = 1 + 0.4 * np.sin(np.arange(16))
+    c = centre_path(_followed(np.stack([100 + 10 * z, 80 + 0 * z], 1), np.zeros(16), z))
+    assert np.abs(c - [100, 80]).max() < 1e-6
+    # a sliding actor that neither turns nor scales keeps its path
+    pos = np.stack([np.arange(16) * 5.0, np.full(16, 50.0)], 1)
+    assert np.array_equal(centre_path(_followed(pos, np.zeros(16), np.ones(16))), pos)
+
+
+def test_followed_object_names_a_steady_turn_spinning():
+    n = 24
+    obj = followed_object(_followed(np.full((n, 2), 120.0), np.arange(n) * 25.0, np.ones(n)))
+    assert obj["patterns"] == ["static", "spinning"] and obj["spin_deg_per_s"] == 200.0
+    obj = followed_object(_followed(np.full((n, 2), 120.0), np.arange(n) * 1.0, np.ones(n)))
+    assert obj["patterns"] == ["static"]
+
+
+def test_am_combines_the_motion_actor_with_outline_actions_and_compares_signatures():
+    seg = [{"id": 1, "patterns": ["static", "spinning"], "size_px": 30.0}]
+    # the texture follower saw no turn; the outline did: both are kept, "static" dropped
+    assert combined_patterns({"patterns": ["static"]}, seg) == {"spinning"}
+    assert combined_patterns({"patterns": ["orbiting"]}, [{"id": 2, "patterns": ["linear"], "size_px": 9.0}]) == {
+        "orbiting"}
+    slide = {"extent": 3.0, "straight": 0.95, "turn": 0.0, "swing": 0.05, "reversals": 0.0}
+    assert signature_similarity(slide, slide) == 1.0
+    spin = {"extent": 0.1, "straight": 0.2, "turn": 0.6, "swing": 0.05, "reversals": 1.0}
+    # distance log(4/1.1) + 0.75 + 0.6 + 0 + 0.5 * 1.0
+    assert signature_similarity(slide, spin) == pytest.approx(np.exp(-(np.log(4 / 1.1) + 0.75 + 0.6 + 0.5)))
