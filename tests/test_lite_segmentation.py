@@ -253,3 +253,23 @@ def test_flat_candidates_dropped_by_the_rarity_test_are_never_named(monkeypatch)
     monkeypatch.setattr(segmentation, "dominant_color", lambda pix: calls.append(len(pix)) or real(pix))
     assert len(seg.segment(img)) == 6
     assert len(calls) == 6
+
+
+def test_lab_table_is_the_channel_scaling_for_every_8_bit_code():
+    """Segmenter._lab maps OpenCV's 8-bit Lab codes through a table: for each of the 256 codes of
+    every channel the table holds the float32 value the array scaling gave (L x 100/255, a/b - 128)."""
+    import cv2
+
+    from sama_model.backends.lite.segmentation import _LAB_TABLE
+
+    codes = np.repeat(np.arange(256, dtype=np.uint8)[None, :, None], 3, axis=2)
+    scaled = codes.astype(np.float32)
+    scaled[..., 0] *= 100.0 / 255.0
+    scaled[..., 1:] -= 128.0
+    assert np.array_equal(cv2.LUT(codes, _LAB_TABLE), scaled)
+    assert _LAB_TABLE[0, 255].tolist() == [100.0, 127.0, 127.0] and _LAB_TABLE[0, 0].tolist() == [0.0, -128.0, -128.0]
+    img = _backdrop("stripes")
+    lab = cv2.cvtColor(img, cv2.COLOR_RGB2LAB).astype(np.float32)
+    lab[..., 0] *= 100.0 / 255.0
+    lab[..., 1:] -= 128.0
+    assert np.array_equal(Segmenter._lab(img), lab)
