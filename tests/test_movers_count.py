@@ -1,13 +1,16 @@
 """Issue 19, CNT on real footage: exact counts of independently moving objects on constructed
 clips (textured patches over a textured, panning background; a patch glued to the scene; two
-patches that start on top of each other and separate), and the parts behind them."""
+patches that start on top of each other and separate; patches over a flat backdrop, where the camera is
+decided still once per clip), and the parts behind them (a group's share of foreground, the join of the
+two estimates)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.common import FRAME_MEMO
-from sama_model.backends.lite.movers import PointTrack, _moves, most_at_once, mover_counts, rigid_groups
+from sama_model.backends.lite.common import FRAME_MEMO, window_indices
+from sama_model.backends.lite.movers import (PointTrack, _moves, camera_chain, combined_count, foreground_share,
+                                             most_at_once, mover_counts, rigid_groups)
 from scenes import make_clip, textured_image
 
 SIDE = 224
@@ -95,3 +98,51 @@ def test_points_moving_with_their_surroundings_are_background():
     still = [_pt(0, np.repeat([[40.0 + 12 * np.cos(a), 40.0 + 12 * np.sin(a)]], 12, 0))
              for a in np.linspace(0, 2 * np.pi, 5, endpoint=False)]
     assert [len(g) for g in rigid_groups(group + still)] == [4]
+
+
+def _flat_clip(starts: list[tuple[int, int]], vels: list[tuple[float, float]], n_frames: int = 24, side: int = 26,
+               seed: int = 5):
+    """Textured ``side``-px patches over a flat grey backdrop with sensor noise, still camera (a slate):
+    the only corners are the patches' own."""
+    rng = np.random.default_rng(seed)
+    patches = [textured_image(side, side, seed + 20 + k) for k in range(len(starts))]
+    frames = []
+    for i in range(n_frames):
+        noise = rng.normal(0, 2, (168, SIDE, 3))
+        canvas = np.clip(np.full((168, SIDE, 3), (120, 125, 130), np.float64) + noise, 0, 255).astype(np.uint8)
+        for p, s, v in zip(patches, starts, vels):
+            x, y = (np.array(s) + np.array(v) * i).astype(int)
+            canvas[y:y + side, x:x + side] = p
+        frames.append(canvas)
+    return make_clip(frames)
+
+
+@pytest.mark.parametrize("n_moving", [1, 2])
+def test_flat_backdrop_is_a_still_camera(n_moving):
+    """On a flat backdrop the camera fit has only the patches' corners: the clip is decided still once
+    (every pair the identity), so neither patch's path picks up the other's motion; N patches, N movers."""
+    FRAME_MEMO.clear()
+    clip = _flat_clip([(10, 20), (170, 110)][:n_moving], [(3, 1), (0, -3)][:n_moving])
+    chain = camera_chain(clip, window_indices(clip, (None, None), 24))
+    assert all(np.array_equal(m, np.eye(3)) for m in chain)
+    got = mover_counts(clip)
+    assert got["count"] == n_moving
+    assert got["estimates"] == {"regions": n_moving, "points": n_moving}
+
+
+def test_foreground_share_of_a_group():
+    """Points inside the foreground (dilated by 2 px) count, points off it do not: a group of texture
+    moving in the background model's median (a rotating globe's lights) has a share near 0."""
+    masks = [np.zeros((40, 40), np.uint8) for _ in range(4)]
+    for m in masks:
+        m[10:20, 10:20] = 1
+    on = [_pt(0, np.array([[12.0, 12.0]] * 4)), _pt(0, np.array([[21.0, 15.0]] * 4))]  # 21: within the dilation
+    off = [_pt(0, np.array([[30.0, 30.0]] * 4)), _pt(2, np.array([[35.0, 5.0]] * 2))]
+    assert foreground_share(on, masks) == 1.0
+    assert foreground_share(off, masks) == 0.0
+    assert foreground_share(on + off, masks) == 8 / 14
+
+
+def test_combined_count_takes_the_larger_unless_far_apart():
+    assert [combined_count(3, 3), combined_count(2, 3), combined_count(5, 3), combined_count(0, 3)] == [3, 3, 5, 2]
+    assert combined_count(6, 2) == 5 and combined_count(1, 0) == 1 and combined_count(0, 0) == 0
