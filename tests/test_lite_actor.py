@@ -59,6 +59,21 @@ def test_textured_actor_over_panning_texture_is_named(motion, pattern):
         assert abs(actor["spin_deg_per_s"]) < 30
 
 
+@pytest.mark.parametrize("motion,pattern", [("slide", "linear"), ("zigzag", "zig-zag"), ("bounce", "bouncing")])
+def test_codec_noise_keeps_the_followed_motion(motion, pattern):
+    # the same frames through a lossy codec (JPEG quality 40: block and ringing noise) give the same
+    # names and nearly the same extent: the follower matches blurred frames, not the codec's grain
+    clip = actor_clip(motion)
+    noisy = make_clip([cv2.imdecode(cv2.imencode(".jpg", f[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, 40])[1],
+                                    cv2.IMREAD_COLOR)[..., ::-1] for f in clip.frames], fps=10.0)
+    a = motion_actor(clip)
+    FRAME_MEMO.clear()
+    b = motion_actor(noisy)
+    FRAME_MEMO.clear()
+    assert a["patterns"] == b["patterns"] == [pattern]
+    assert abs(a["signature"]["extent"] - b["signature"]["extent"]) < 0.15
+
+
 def test_still_scene_has_no_actor():
     clip = actor_clip("still")
     assert motion_actor(clip) is None
