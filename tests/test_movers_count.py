@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.common import FRAME_MEMO, window_indices
-from sama_model.backends.lite.movers import (PointTrack, _moves, camera_chain, combined_count, foreground_share,
-                                             most_at_once, mover_counts, rigid_groups)
+from sama_model.backends.lite.mover_count import (PointTrack, _moves, combined_count, foreground_share, most_at_once,
+                                                  mover_counts, rigid_groups)
+from sama_model.backends.lite.movers import camera_chain
 from scenes import make_clip, textured_image
 
 SIDE = 224

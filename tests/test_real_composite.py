@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.common import FRAME_MEMO
-from sama_model.backends.lite.movers import mover_counts, movers
+from sama_model.backends.lite.mover_count import mover_counts
+from sama_model.backends.lite.movers import movers
 from sama_model.backends.lite.scene_graph import LiteSceneGraph
 from sama_model.backends.lite.tracker import LiteObjectTracker
 from sama_model.skills.multi_video_comparison.cnt import count_query, counting_target

@@ -19,23 +19,16 @@ the frames a tool needs, not by the clip's length or resolution:
    rises with the frame's residual and along strong background edges); thin bands are dropped.
 3. **Tracks** (:func:`movers`): connected foreground regions, associated across frames by the
    tracker's Hungarian matching; tracks that persist (:data:`MIN_TRACK_SHARE` of the frames) are
-   objects moving on their own, and those whose path *in the scene* (camera removed,
-   :func:`scene_path`) spans :data:`MIN_TRAVEL_SIZES` of their size are what a count of moving
-   objects counts (a rotating globe or waving grass moves in place); the count is the most such
-   tracks alive at once (:func:`most_at_once`: an object lost and found again is one object).
-4. **Rigid point groups** (:func:`point_tracks`, :func:`rigid_groups`): corners followed through
-   the sampled frames and mapped into the scene; those that move on their own and keep a constant
-   offset from each other are one rigid object. A second, independent count: the background model
-   loses an object that dwells (the top of a bounce sits in the median) and merges touching ones,
-   corners miss a flat object and see a hand-held camera's parallax. A group counts when its
-   points lie on the background model's foreground often enough (:data:`POINT_ON_FG`: a rotating
-   globe's lights move against the camera fit, yet belong to the median background).
-   :func:`mover_counts` joins the two by :func:`combined_count` (the larger unless they differ by 3+).
+   objects moving on their own; :func:`scene_path` gives a track's path in the scene (camera
+   removed).
+
+How many objects move (the counts a generic count query gets) is decided on top of this, in
+:mod:`.mover_count`; the AM actor (:mod:`.actor`) follows the largest persistent mover.
 
 Colour and shape names are computed for each region (cheaply, from its pixels and outline) and
 used only when a query asks for them. Constants of steps 1-3 were fitted on the real-footage
-composite set, seed 7 (:mod:`mvx_tasks.real_composite`), seed 1 looked at to diagnose failures; those
-of step 4 and the counting on seeds 7, 1, 3 and 4.
+composite set, seed 7 (:mod:`mvx_tasks.real_composite`), seed 1 looked at to diagnose failures; the flat
+backdrop rule on seeds 7, 1, 3 and 4.
 """
 
 from __future__ import annotations
@@ -47,7 +40,7 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import FRAME_MEMO, Query, Window, resize_max, window_indices
+from .common import FRAME_MEMO, Window, resize_max, window_indices
 from .flow import fit_similarity
 from .colours import dominant_color
 from .segmentation import Segment
@@ -98,7 +91,8 @@ def _small(frame: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(resize_max(frame, MOVER_SIDE)[0], (3, 3), 0)
 
 
-def _grey(frame: np.ndarray) -> np.ndarray:
+def small_grey(frame: np.ndarray) -> np.ndarray:
+    """The small greyscale copy the camera fit and the point tracks work on (memo key "mover-grey")."""
     return cv2.cvtColor(_small(frame), cv2.COLOR_RGB2GRAY)
 
 
@@ -154,8 +148,8 @@ def camera_chain(clip: VideoClip, idx: np.ndarray) -> list[np.ndarray]:
     the objects' motion; the whole clip is then taken as still. Pair by pair, the same backdrop was
     "still" in some pairs and followed an object in others, 5-18 px jumps in every scene path."""
     fits = [FRAME_MEMO.get(clip.frames, int(a), ("mover-cam", int(b)), lambda _f, a=a, b=b: _pair(
-        FRAME_MEMO.get(clip.frames, int(a), "mover-grey", _grey),
-        FRAME_MEMO.get(clip.frames, int(b), "mover-grey", _grey))) for a, b in zip(idx[:-1], idx[1:])]
+        FRAME_MEMO.get(clip.frames, int(a), "mover-grey", small_grey),
+        FRAME_MEMO.get(clip.frames, int(b), "mover-grey", small_grey))) for a, b in zip(idx[:-1], idx[1:])]
     if fits and float(np.median([f[2] for f in fits])) < FLAT_CELLS:
         return [np.eye(3) for _ in fits]
     return [f[0] for f in fits]
@@ -197,13 +191,13 @@ def _to_middle(clip: VideoClip, idx: np.ndarray, chain: list[np.ndarray]) -> lis
     n = len(idx)
     mid = n // 2
     maps = [np.eye(3) for _ in range(n)]
-    gm = FRAME_MEMO.get(clip.frames, int(idx[mid]), "mover-grey", _grey)
+    gm = FRAME_MEMO.get(clip.frames, int(idx[mid]), "mover-grey", small_grey)
     h, w = gm.shape
     still = all(np.allclose(m, np.eye(3), atol=1e-3) for m in chain)
     for k in range(n):
         guess = _map(chain, k, mid)
         if not still and k != mid:
-            gk = FRAME_MEMO.get(clip.frames, int(idx[k]), "mover-grey", _grey)
+            gk = FRAME_MEMO.get(clip.frames, int(idx[k]), "mover-grey", small_grey)
             warped = cv2.warpAffine(gk, guess[:2], (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
             guess = _homography_fix(warped, gm) @ guess
         maps[k] = guess
@@ -335,11 +329,6 @@ def movers(clip: VideoClip, window: Window = (None, None), max_frames: int = MOV
     return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _compute(clip, idx, local))
 
 
-#: a counted mover's camera-compensated centroid path spans at least this many of its own sizes
-#: (a rotating globe's or waving grass's texture moves in place; a travelling object does not)
-MIN_TRAVEL_SIZES = 0.6
-
-
 def scene_path(m: Movers, track: Track) -> np.ndarray:
     """A track's centroids in the middle frame's coordinates (input pixels): where it is in the
     scene, with the camera's pan, zoom and perspective removed by the refined per-frame maps."""
@@ -347,272 +336,3 @@ def scene_path(m: Movers, track: Track) -> np.ndarray:
     out = [cv2.perspectiveTransform(p.reshape(1, 1, 2), m.maps[st]).reshape(2) for p, st in zip(pts, track.steps)]
     return np.array(out) / m.scale
 
-
-def travel(m: Movers, track: Track) -> float:
-    """Extent of a track's camera-compensated centroid path, in its own (median) sizes."""
-    c = scene_path(m, track) if m.maps else track.centroids()
-    size = float(np.median(np.sqrt(track.areas())))
-    return float(np.linalg.norm(c.max(0) - c.min(0))) / max(size, 1.0)
-
-
-def translating(m: Movers) -> list[Track]:
-    """Persistent tracks that travel across the background: what a count of moving objects counts."""
-    return [t for t in m.independent() if travel(m, t) >= MIN_TRAVEL_SIZES]
-
-
-def is_generic(q: Query) -> bool:
-    """A query that names things without a colour or shape ("moving objects", "people", "cut-outs"):
-    answered with independently moving objects. An empty query keeps the segmentation tools' meaning."""
-    return bool(q.words) and not (q.colors or q.shapes)
-
-
-#: point trajectories (see :func:`point_tracks`): corners re-seeded every POINT_RESEED sampled frames,
-#: kept while the forward-backward Lucas-Kanade check holds (POINT_FB pixels at MOVER_SIDE), and used
-#: when they last POINT_MIN_LEN sampled frames. Fitted on the real-footage composite seeds 7, 1, 3, 4.
-POINT_RESEED = 4
-POINT_FB = 0.5
-POINT_MIN_LEN = 6
-#: a point moves on its own when its scene path spans at least this many small-frame pixels (a cut-out
-#: 17-25 px across at MOVER_SIDE travels 15-30 px; registration noise and parallax stay below)
-POINT_MOVE = 5.0
-POINT_REST_STEPS = 4  # ... and never rests (spans under POINT_REST pixels) this many steps (see _moves)
-POINT_REST = 0.5
-#: two moving points belong to one rigid object when, over at least POINT_SHARED common frames, their
-#: scene offset stays within POINT_LINK pixels, starting less than POINT_NEAR pixels apart
-POINT_LINK = 2.5
-POINT_NEAR = 30.0
-POINT_SHARED = 5
-POINT_GROUP = 4  # points an object needs (fewer: a corner on a boundary, an occlusion edge)
-POINT_NEST = 3.0  # pixels around a group's extent within which a smaller group is part of it (_inside)
-POINT_RING = 15.0  # pixels around a group in which surrounding points are asked whether they move with it
-#: a group counts when at least this share of its points' positions lie on the background model's
-#: foreground (dilated 5x5): a rotating globe's lights move against the camera fit but are part of the
-#: median background, while a cut-out is foreground in most frames even when it dwells. Real-footage
-#: composite seeds 7, 1, 3, 4: the globe's light groups 0.00-0.12, cut-outs 0.2-1.0.
-POINT_ON_FG = 0.15
-_LK = dict(winSize=(9, 9), maxLevel=2, criteria=(cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03))
-
-
-@dataclass
-class PointTrack:
-    """One corner followed through consecutive sampled frames: ``start`` step, small-frame positions and
-    the same positions in the middle frame's coordinates (camera removed)."""
-
-    start: int
-    image: np.ndarray  # [L, 2]
-    scene: np.ndarray  # [L, 2]
-
-    @property
-    def end(self) -> int:
-        return self.start + len(self.image)
-
-
-def point_tracks(clip: VideoClip, m: Movers) -> list[PointTrack]:
-    """Corners tracked through the window's sampled frames (memoised). Why: a pasted photograph or a
-    walking person moves as one rigid piece, so all its corners share one path in the scene, while
-    the background's corners stay put once the camera is removed. This is evidence independent of
-    the background model, which misses an object that dwells (a bounce's top, a slow slide)."""
-    if len(m.idx) < POINT_MIN_LEN or not m.maps:
-        return []
-    key = ("mover-points", tuple(int(i) for i in m.idx))
-    return FRAME_MEMO.get(clip.frames, int(m.idx[0]), key, lambda _f: _point_tracks(clip, m))
-
-
-def _point_tracks(clip: VideoClip, m: Movers) -> list[PointTrack]:
-    greys = [FRAME_MEMO.get(clip.frames, int(i), "mover-grey", _grey) for i in m.idx]
-    n = len(greys)
-    h, w = greys[0].shape
-    done: list[tuple[int, list[np.ndarray]]] = []
-    active: list[tuple[int, list[np.ndarray]]] = []
-    for k in range(n):
-        if k > 0 and active:
-            p0 = np.array([pts[-1] for _, pts in active], np.float32).reshape(-1, 1, 2)
-            p1, s1, _ = cv2.calcOpticalFlowPyrLK(greys[k - 1], greys[k], p0, None, **_LK)
-            pb, s2, _ = cv2.calcOpticalFlowPyrLK(greys[k], greys[k - 1], p1, None, **_LK)
-            q = p1.reshape(-1, 2)
-            ok = (s1.ravel() == 1) & (s2.ravel() == 1) & (np.linalg.norm((p0 - pb).reshape(-1, 2), axis=1) < POINT_FB)
-            ok &= (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
-            keep = []
-            for (st, pts), good, p in zip(active, ok, q):
-                if good:
-                    pts.append(p.copy())
-                    keep.append((st, pts))
-                else:
-                    done.append((st, pts))
-            active = keep
-        if k % POINT_RESEED == 0 and k <= n - POINT_MIN_LEN:
-            free = np.full((h, w), 255, np.uint8)
-            for _, pts in active:
-                cv2.circle(free, (int(pts[-1][0]), int(pts[-1][1])), 3, 0, -1)
-            c = cv2.goodFeaturesToTrack(greys[k], maxCorners=400, qualityLevel=0.02, minDistance=3, blockSize=5, mask=free)
-            if c is not None:
-                active += [(k, [p]) for p in c.reshape(-1, 2).astype(np.float32)]
-    out = []
-    for st, pts in done + active:
-        if len(pts) < POINT_MIN_LEN:
-            continue
-        img = np.array(pts, np.float64)
-        scene = np.array([cv2.perspectiveTransform(p.reshape(1, 1, 2), m.maps[st + i]).reshape(2)
-                          for i, p in enumerate(img)])
-        out.append(PointTrack(st, img, scene))
-    return out
-
-
-def _offset(a: PointTrack, b: PointTrack) -> np.ndarray | None:
-    """Scene offset a - b over their common frames (None when they share fewer than POINT_SHARED)."""
-    lo, hi = max(a.start, b.start), min(a.end, b.end)
-    if hi - lo < POINT_SHARED:
-        return None
-    return a.scene[lo - a.start:hi - a.start] - b.scene[lo - b.start:hi - b.start]
-
-
-def _moves(p: PointTrack) -> bool:
-    """A point moving on its own: its scene path spans POINT_MOVE pixels and never rests for
-    POINT_REST_STEPS sampled frames (within POINT_REST pixels). Why: a background corner that an
-    object passes over is followed on the object once covered (still, then moving), and one the
-    object uncovers the other way round; a cut-out sliding, orbiting or bouncing never rests half a
-    second (a bounce's top still moves about 5 px at MOVER_SIDE in that time)."""
-    if float(np.linalg.norm(np.ptp(p.scene, axis=0))) < POINT_MOVE:
-        return False
-    k = POINT_REST_STEPS
-    return all(float(np.linalg.norm(np.ptp(p.scene[i:i + k], axis=0))) >= POINT_REST for i in range(len(p.scene) - k + 1))
-
-
-def rigid_groups(points: list[PointTrack]) -> list[list[PointTrack]]:
-    """Moving points grouped into rigid objects: linked when their scene offset stays constant
-    (:data:`POINT_LINK`), objects with :data:`POINT_GROUP` points kept, except those that move with
-    most of the points around them (a rotating globe's lights, a swaying tree's leaves: the
-    background moving, not an object on it)."""
-    mov = [p for p in points if _moves(p)]
-    parent = list(range(len(mov)))
-
-    def root(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for i, a in enumerate(mov):
-        for j in range(i + 1, len(mov)):
-            off = _offset(a, mov[j])
-            if off is not None and np.linalg.norm(off[0]) <= POINT_NEAR and np.abs(off - off[0]).max() <= POINT_LINK:
-                parent[root(i)] = root(j)
-    groups: dict[int, list[PointTrack]] = {}
-    for i, p in enumerate(mov):
-        groups.setdefault(root(i), []).append(p)
-    out = []
-    for g in groups.values():
-        if len(g) < POINT_GROUP:
-            continue
-        members = {id(p) for p in g}
-        centre = np.mean([p.scene.mean(0) for p in g], axis=0)
-        radius = max(float(np.linalg.norm(p.scene.mean(0) - centre)) for p in g)
-        same = other = 0
-        for t in points:
-            if id(t) in members or np.linalg.norm(t.scene.mean(0) - centre) > radius + POINT_RING:
-                continue
-            votes = [np.abs(off - off[0]).max() <= POINT_MOVE for off in (_offset(p, t) for p in g) if off is not None]
-            if votes:
-                same, other = (same + 1, other) if np.mean(votes) >= 0.5 else (same, other + 1)
-        if same + other >= 3 and same > 0.5 * (same + other):
-            continue
-        out.append(g)
-    out.sort(key=len, reverse=True)
-    return [g for i, g in enumerate(out) if not any(_inside(g, big) for big in out[:i])]
-
-
-def _inside(small: list[PointTrack], big: list[PointTrack]) -> bool:
-    """Whether a group's points lie within a larger group's extent (POINT_NEST pixels around it) at
-    most (3/4) of its frames: corners on the larger object's edge, sliding along it (the aperture
-    problem), not another object; two objects that cross overlap only while crossing."""
-    steps = range(min(p.start for p in small), max(p.end for p in small))
-    hits = total = 0
-    for k in steps:
-        a = [p.image[k - p.start] for p in small if p.start <= k < p.end]
-        b = [p.image[k - p.start] for p in big if p.start <= k < p.end]
-        if not a or len(b) < 2:
-            continue
-        lo, hi = np.min(b, axis=0) - POINT_NEST, np.max(b, axis=0) + POINT_NEST
-        total += 1
-        hits += bool(np.all((np.array(a) >= lo) & (np.array(a) <= hi)))
-    return total > 0 and hits >= 0.75 * total
-
-
-def foreground_share(group: list[PointTrack], masks: list[np.ndarray]) -> float:
-    """Share of a group's point positions (all its points, all their frames) on the dilated foreground."""
-    k5 = np.ones((5, 5), np.uint8)
-    grown: dict[int, np.ndarray] = {}
-    hit = total = 0
-    for p in group:
-        for i, (x, y) in enumerate(np.rint(p.image).astype(int)):
-            k = p.start + i
-            if k not in grown:
-                grown[k] = cv2.dilate(masks[k], k5)
-            mk = grown[k]
-            if 0 <= y < mk.shape[0] and 0 <= x < mk.shape[1]:
-                hit += int(mk[y, x] > 0)
-                total += 1
-    return hit / total if total else 0.0
-
-
-def most_at_once(n: int, spans: list[tuple[int, int]]) -> int:
-    """Most spans [first, last) alive at one sampled frame: an object seen as one track, lost, then
-    found as another is counted once; two objects seen together are two."""
-    alive = np.zeros(max(n, 1), int)
-    for a, b in spans:
-        alive[a:b] += 1
-    return int(alive.max()) if spans else 0
-
-
-def combined_count(a: int, b: int) -> int:
-    """The two estimates joined: ceil((2 x larger + smaller) / 3), i.e. the larger when they differ by one
-    or two, one less when by three, and so on. Why: each estimate mostly misses objects (the background
-    model merges touching ones and loses dwelling ones, corners miss flat ones) more than it invents
-    them, and the rounded mean of round 1 moved with every one-track change of either. On the
-    real-footage composite seeds 7, 1, 3, 4 (with the flat-backdrop and foreground-share rules): 161/300
-    videos exact (mean, rounded up: 171), CNT questions 47/60 (48/60), and CRF 20 vs 30 on seed 3 changed
-    18/100 per-video counts and 2/20 answers (26/100 and 6/20): a little less exact, far steadier."""
-    hi, lo = max(a, b), min(a, b)
-    return int(np.ceil((2 * hi + lo) / 3 - 1e-9))
-
-
-def mover_counts(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict:
-    """Count of objects moving on their own, with the tracks behind it (the tools' shared answer to a
-    generic count). Two independent estimates, joined by :func:`combined_count`: regions of the background
-    model (persistent tracks that travel, most of them alive at once) and rigid groups of corner
-    trajectories (:func:`rigid_groups`). Each misses differently: the background model merges
-    touching objects and loses one that dwells, corners miss a flat object and see parallax; on the
-    real-footage composite seeds 7, 1, 3, 4 the join is exact for 54 % of 300 videos, and CNT questions
-    47/60 (see :func:`combined_count`). ``near_threshold`` lists the tracks within 25 % of a cut-off,
-    "foreground share" when a group's share is within 25 % of :data:`POINT_ON_FG`, and "estimates" when
-    the two estimates differ (the joined count could be one off)."""
-    m = movers(clip, window, max_frames)
-    need = max(3, int(np.ceil(MIN_TRACK_SHARE * len(m.idx))))
-    counted, near = [], []
-    for t in m.tracks:
-        trav, steps = travel(m, t), len(t.steps)
-        if steps >= need and trav >= MIN_TRAVEL_SIZES:
-            counted.append(t)
-        if (abs(trav - MIN_TRAVEL_SIZES) < 0.25 * MIN_TRAVEL_SIZES and steps >= need) or (
-                abs(steps - need) <= max(1, need // 4) and trav >= MIN_TRAVEL_SIZES):
-            near.append(t.id)
-    by_regions = most_at_once(len(m.idx), [(t.steps[0], t.steps[-1] + 1) for t in counted])
-    shares = [(g, foreground_share(g, m.masks)) for g in rigid_groups(point_tracks(clip, m))]
-    groups = [g for g, share in shares if share >= POINT_ON_FG]
-    if any(abs(share - POINT_ON_FG) < 0.25 * POINT_ON_FG for _, share in shares):
-        near.append("foreground share")
-    by_points = most_at_once(len(m.idx), [(min(p.start for p in g), max(p.end for p in g)) for g in groups])
-    count = combined_count(by_regions, by_points)
-    if by_regions != by_points:
-        near.append("estimates")
-    tracks = []
-    for t in counted:
-        c = t.centroids()
-        tracks.append({"id": t.id, "label": "moving object", "color": t.color,
-                       "times": [round(float(m.times[s]), 3) for s in t.steps],
-                       "boxes": [[round(v, 1) for v in s.box] for s in t.segments],
-                       "centroids": [[round(float(x), 1), round(float(y), 1)] for x, y in c],
-                       "travel_sizes": round(travel(m, t), 2)})
-    return {"count": count, "tracks": tracks, "near_threshold": near, "frames_used": int(len(m.idx)),
-            "frame_times": [round(float(t), 3) for t in m.times],
-            "estimates": {"regions": by_regions, "points": by_points}}

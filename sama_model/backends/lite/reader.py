@@ -17,7 +17,7 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import TRACK_FRAMES, Query, Window, median_int, parse_query, window_indices, window_span
 from .features import style_stats
 from .motion import LiteMotionAnalyzer
-from .movers import is_generic, mover_counts
+from .mover_count import is_generic, mover_counts
 from .colours import dominant_color, palette
 from .segmentation import Segment, segment_indices
 

@@ -15,7 +15,7 @@ import numpy as np
 from mvx_tasks.video_decoder import VideoClip
 
 from .common import Window, median_int, parse_query, window_indices, window_span
-from .movers import is_generic, mover_counts
+from .mover_count import is_generic, mover_counts
 from .segmentation import Segment, Segmenter, box_iou, segment_indices
 
 

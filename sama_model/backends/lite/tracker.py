@@ -149,7 +149,7 @@ class LiteObjectTracker:
 
     # -- contract ------------------------------------------------------------------------------
     def track(self, clip: VideoClip, query: str = "", window: Window = (None, None)) -> dict:
-        from .movers import is_generic, mover_counts  # movers builds on this module's association
+        from .mover_count import is_generic, mover_counts  # movers builds on this module's association
 
         q = parse_query(query)
         if is_generic(q):  # things named without colour or shape: objects moving on their own
