@@ -263,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             Path(args.json).write_text(json.dumps({"data": data, "workers": args.workers, "runs": runs}, indent=1))
     n = len(runs[0]["records"]) if runs else 0
-    print(f"MVX-Synth {data} ({n} questions), offline profile, {args.workers} workers, cold caches per configuration\n")
+    kind = "Real-footage composite" if (Path(data) / "real_composite.json").is_file() else "MVX-Synth"
+    print(f"{kind} {data} ({n} questions), offline profile, {args.workers} workers, cold caches per configuration\n")
     print(markdown(runs, args.warm))
     return 0
 
