@@ -29,6 +29,7 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
+from ...grouping import linked_groups
 from .common import FRAME_MEMO, Query, Window
 from .movers import MIN_TRACK_SHARE, MOVER_FRAMES, Movers, small_grey, movers, scene_path
 from .tracker import Track
@@ -175,24 +176,13 @@ def rigid_groups(points: list[PointTrack]) -> list[list[PointTrack]]:
     most of the points around them (a rotating globe's lights, a swaying tree's leaves: the
     background moving, not an object on it)."""
     mov = [p for p in points if _moves(p)]
-    parent = list(range(len(mov)))
 
-    def root(a: int) -> int:
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
+    def rigid(a: PointTrack, b: PointTrack) -> bool:
+        off = _offset(a, b)
+        return off is not None and np.linalg.norm(off[0]) <= POINT_NEAR and np.abs(off - off[0]).max() <= POINT_LINK
 
-    for i, a in enumerate(mov):
-        for j in range(i + 1, len(mov)):
-            off = _offset(a, mov[j])
-            if off is not None and np.linalg.norm(off[0]) <= POINT_NEAR and np.abs(off - off[0]).max() <= POINT_LINK:
-                parent[root(i)] = root(j)
-    groups: dict[int, list[PointTrack]] = {}
-    for i, p in enumerate(mov):
-        groups.setdefault(root(i), []).append(p)
     out = []
-    for g in groups.values():
+    for g in linked_groups(mov, rigid):
         if len(g) < POINT_GROUP:
             continue
         members = {id(p) for p in g}

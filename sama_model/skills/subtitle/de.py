@@ -15,6 +15,7 @@ from typing import Any
 
 from ...actions import ToolCall
 from ...claims import singular
+from ...grouping import linked_groups
 from ..context import PolicyContext, text_overlap
 from .evidence import evidence_text, read_calls
 from .hypothesis import DeRelation, de_relation
@@ -187,23 +188,9 @@ def stack_top(objects: list[dict[str, Any]]) -> float | None:
     boxes = [list(map(float, o["box"])) for o in objects if o.get("box")]
     if not boxes:
         return None
-    parent = list(range(len(boxes)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, a in enumerate(boxes):
-        for j in range(i + 1, len(boxes)):
-            b = boxes[j]
-            if min(a[2], b[2]) > max(a[0], b[0]) and max(b[1] - a[3], a[1] - b[3]) <= STACK_GAP_PX:
-                parent[root(i)] = root(j)
-    groups: dict[int, list[list[float]]] = {}
-    for i, b in enumerate(boxes):
-        groups.setdefault(root(i), []).append(b)
-    tallest = max(groups.values(), key=lambda g: max(b[3] for b in g) - min(b[1] for b in g))
+    groups = linked_groups(boxes, lambda a, b: min(a[2], b[2]) > max(a[0], b[0])
+                           and max(b[1] - a[3], a[1] - b[3]) <= STACK_GAP_PX)
+    tallest = max(groups, key=lambda g: max(b[3] for b in g) - min(b[1] for b in g))
     return min(b[1] for b in tallest)
 
 
