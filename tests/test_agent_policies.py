@@ -242,6 +242,20 @@ def test_rid_yes_no_by_identity_score(tmp_path, emb, expected):
     assert "identity score" in reason and "threshold 0.5" in reason
 
 
+@pytest.mark.parametrize("emb,expected,near", [([0.95, 0.31, 0], "A", False), ([0.6, 0.8, 0], "A", True),
+                                                ([0.4, 0.9165, 0], "B", True), ([0.2, 0.98, 0], "B", False)])
+def test_rid_verdict_near_its_threshold_says_so(tmp_path, emb, expected, near):
+    """Scores 0.6 and 0.4 lie within RID_NEAR_MARGIN (0.15) of 0.5: the trace warns that re-encoding
+    could flip them; 0.95 and 0.2 do not."""
+    script = {"v1": {"emb_identity": [1, 0, 0]}, "v2": {"emb_identity": emb}}
+    letter, _, trace = solve(tmp_path, script, "RID", "Do the two clips show the same person?",
+                             {"A": "Yes, the same person", "B": "No, different people"},
+                             {"Video 1": "v1", "Video 2": "v2"})
+    reason = [s for s in trace["steps"] if s["kind"] == "final"][0]["reason"]
+    assert letter == expected
+    assert ("near the threshold (within 0.15)" in reason) is near
+
+
 @pytest.mark.parametrize("emb,expected", [([0.95, 0.31, 0], "A"), ([0.2, 0.98, 0], "B")])
 def test_rid_falls_back_to_content_when_no_subject_is_found(tmp_path, emb, expected):
     script = {"v1": {"emb_identity": [0, 0, 0], "emb": [1, 0, 0]}, "v2": {"emb_identity": [0, 0, 0], "emb": emb}}
