@@ -40,7 +40,7 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import FRAME_MEMO, Window, resize_max, window_indices
+from .common import FRAME_MEMO, Window, fast_median, resize_max, window_indices
 from .flow import fit_similarity
 from .colours import dominant_color
 from .segmentation import Segment
@@ -204,17 +204,106 @@ def _to_middle(clip: VideoClip, idx: np.ndarray, chain: list[np.ndarray]) -> lis
     return maps
 
 
-def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], local: bool = False) -> list[np.ndarray]:
-    """Per sampled frame, uint8 mask (small-frame pixels) of what moves relative to the background.
+def _network(n: int, wanted: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """Compare-exchange pairs (i < j: the smaller value goes to i) that put the ``wanted`` ranks of
+    ``n`` values in place: Batcher's odd-even merge sort for the next power of two, the pairs that
+    touch a position >= n dropped (those hold +infinity, which no pair moves) and the pairs that no
+    wanted rank depends on dropped."""
+    size = 1
+    while size < n:
+        size *= 2
+    pairs = []
+    p = 1
+    while p < size:
+        k = p
+        while k >= 1:
+            for j in range(k % p, size - k, 2 * k):
+                for i in range(min(k, size - j - k)):
+                    if (i + j) // (2 * p) == (i + j + k) // (2 * p) and i + j + k < n:
+                        pairs.append((i + j, i + j + k))
+            k //= 2
+        p *= 2
+    need, kept = set(wanted), []
+    for a, b in reversed(pairs):
+        if a in need or b in need:
+            kept.append((a, b))
+            need |= {a, b}
+    return tuple(reversed(kept))
 
-    The background is the per-pixel median of every sampled frame warped into the middle frame's
-    coordinates (a mosaic a little larger than the frame, so a pan keeps its edges): an object that
-    travels is at any one place for less than half of the clip, so the median is its background.
-    Each frame is compared with the mosaic warped back into its coordinates. With ``local``, a
-    pixel that differs from most of its near neighbours (:data:`LOCAL_STEPS` sampled frames away,
-    registered through the mosaic's maps) counts too: an object spinning, pulsing or shaking in
-    place is part of the median, but changes from one moment to the next.
-    """
+
+_NETWORKS: dict[tuple[int, tuple[int, ...]], tuple[tuple[int, int], ...]] = {}
+
+
+def order_stats(rows: list[np.ndarray], ranks: tuple[int, ...]) -> list[np.ndarray]:
+    """The element-wise ``ranks``-th smallest (0 first) of equally shaped arrays, exactly what
+    ``np.sort(np.stack(rows), axis=0)[r]`` gives. Why: numpy sorts or partitions along the
+    stacking axis lane by lane (a strided, per-lane loop, ~55 ms for the movers' 24-frame
+    median); a sorting network of element-wise minima and maxima does the same in a few ms.
+    ``rows`` are reordered in place (pass copies to keep them)."""
+    key = (len(rows), tuple(ranks))
+    if key not in _NETWORKS:
+        _NETWORKS[key] = _network(*key)
+    rows = list(rows)
+    spare = np.empty_like(rows[0])
+    for i, j in _NETWORKS[key]:
+        np.minimum(rows[i], rows[j], out=spare)
+        np.maximum(rows[i], rows[j], out=rows[j])
+        rows[i], spare = spare, rows[i]
+    return [rows[r] for r in ranks]
+
+
+def median_u8(stack: np.ndarray) -> np.ndarray:
+    """``np.median(stack, axis=0).astype(np.uint8)`` of a uint8 stack, bit for bit (the mean of the
+    two middle values, truncated), by :func:`order_stats`."""
+    n = len(stack)
+    rows = [stack[k].reshape(-1) for k in range(n)]
+    if n % 2:
+        return order_stats(rows, (n // 2,))[0].reshape(stack.shape[1:])
+    lo, hi = order_stats(rows, (n // 2 - 1, n // 2))
+    return ((lo.astype(np.uint16) + hi) >> 1).astype(np.uint8).reshape(stack.shape[1:])
+
+
+def _absdiff_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Largest per-channel absolute difference of two uint8 colour images (uint8)."""
+    d = cv2.absdiff(a, b)
+    return np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2])
+
+
+def _int_shift(m: np.ndarray) -> tuple[int, int] | None:
+    """(dx, dy) when a 3x3 map is exactly a translation by whole pixels (a still camera's maps), else None."""
+    if (m[0, 0] == 1 and m[1, 1] == 1 and m[0, 1] == 0 and m[1, 0] == 0 and m[2, 0] == 0 and m[2, 1] == 0
+            and m[2, 2] == 1 and float(m[0, 2]).is_integer() and float(m[1, 2]).is_integer()):
+        return int(m[0, 2]), int(m[1, 2])
+    return None
+
+
+def _warp(src: np.ndarray, m: np.ndarray, size: tuple[int, int], flags: int, border: int = cv2.BORDER_CONSTANT) -> np.ndarray:
+    """``cv2.warpPerspective(src, m, size, flags=flags, borderMode=border)`` (border value 0), the same
+    pixels; a map that moves by whole pixels is a copy of the overlap (an exact-integer sample point
+    takes the pixel itself, whatever the interpolation): a still camera's maps cost no resampling."""
+    t = _int_shift(m)
+    w, h = size
+    sh, sw = src.shape[:2]
+    if t is not None:
+        dx, dy = t
+        if 0 <= dx and 0 <= dy and dx + sw <= w and dy + sh <= h and border == cv2.BORDER_CONSTANT:
+            out = np.zeros((h, w) + src.shape[2:], src.dtype)
+            out[dy:dy + sh, dx:dx + sw] = src
+            return out
+        if dx <= 0 and dy <= 0 and w - dx <= sw and h - dy <= sh:  # the source covers the output
+            return src[-dy:h - dy, -dx:w - dx].copy()
+    return cv2.warpPerspective(src, m, size, flags=flags, borderMode=border, borderValue=0)
+
+
+def _background_diff(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per sampled frame, where it differs from the median background (bool, before the local test
+    and the clean-up) and where that background was seen (bool); memoised per clip, sampled frames and
+    maps, so ``movers(local=False)`` (the count) and ``movers(local=True)`` (the motion actor) share it."""
+    key = ("mover-fg", tuple(int(i) for i in idx), b"".join(np.asarray(m, np.float64).tobytes() for m in maps))
+    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _background_diff_compute(clip, idx, maps))
+
+
+def _background_diff_compute(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
     smalls = [FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small) for i in idx]
     n = len(idx)
     h, w = smalls[0].shape[:2]
@@ -226,6 +315,12 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], l
     ones = np.full((h, w), 255, np.uint8)
     for k in range(n):
         m = shift @ maps[k]
+        t = _int_shift(m)
+        if t is not None and 0 <= t[0] <= cw - w and 0 <= t[1] <= ch - h:  # a whole-pixel move: paste
+            stack[k] = 0 if k % 2 == 0 else 255
+            stack[k, t[1]:t[1] + h, t[0]:t[0] + w] = smalls[k]
+            valid[t[1]:t[1] + h, t[0]:t[0] + w] += 1
+            continue
         stack[k] = cv2.warpPerspective(smalls[k], m, (cw, ch), flags=cv2.INTER_LINEAR,
                                        borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         inside = cv2.warpPerspective(ones, m, (cw, ch), flags=cv2.INTER_NEAREST) > 0
@@ -234,38 +329,62 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], l
             stack[k][~inside] = 0
         else:
             stack[k][~inside] = 255
-    mosaic = np.median(stack, axis=0).astype(np.uint8)
+    mosaic = median_u8(stack)  # (the stack is reordered)
     seen = (valid >= max(3, n // 3)).astype(np.uint8) * 255
     k5 = np.ones((5, 5), np.uint8)
-    k3 = np.ones((3, 3), np.uint8)
-    masks = []
+    fgs, oks = [], []
     for k in range(n):
         back = np.linalg.inv(shift @ maps[k])
-        bg = cv2.warpPerspective(mosaic, back, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        ok = cv2.erode(cv2.warpPerspective(seen, back, (w, h), flags=cv2.INTER_NEAREST), k5) > 0
+        bg = _warp(mosaic, back, (w, h), cv2.INTER_LINEAR, cv2.BORDER_REPLICATE)
+        ok = cv2.erode(_warp(seen, back, (w, h), cv2.INTER_NEAREST), k5) > 0
         # misregistration by a pixel or two on texture is no motion: the smallest difference within 5x5
-        d = cv2.erode(np.abs(smalls[k].astype(np.int16) - bg.astype(np.int16)).max(-1).astype(np.uint8), k5)
+        d = cv2.erode(_absdiff_max(smalls[k], bg), k5)
         d[~ok] = 0
-        thr = max(DIFF_FLOOR, NOISE_FACTOR * float(np.median(d[ok]))) if ok.any() else 255.0
+        thr = max(DIFF_FLOOR, NOISE_FACTOR * float(fast_median(d[ok]))) if ok.any() else 255.0
         # a strong edge of the background that blurs or shifts a little (a hand-held camera's
         # motion blur) leaves a large difference along it: the threshold rises with the edge
         gb = cv2.cvtColor(bg, cv2.COLOR_RGB2GRAY)
         edge = cv2.dilate(cv2.magnitude(cv2.Sobel(gb, cv2.CV_32F, 1, 0, ksize=3),
                                         cv2.Sobel(gb, cv2.CV_32F, 0, 1, ksize=3)) / 8.0, k5)
         # (above the frame's typical gradient: a uniformly textured background keeps its threshold)
-        fg = d > thr + EDGE_WEIGHT * np.maximum(edge - float(np.median(edge[ok])) if ok.any() else edge, 0)
+        fgs.append(d > thr + EDGE_WEIGHT * np.maximum(edge - float(fast_median(edge[ok])) if ok.any() else edge, 0))
+        oks.append(ok)
+    return fgs, oks
+
+
+def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], local: bool = False) -> list[np.ndarray]:
+    """Per sampled frame, uint8 mask (small-frame pixels) of what moves relative to the background.
+
+    The background is the per-pixel median of every sampled frame warped into the middle frame's
+    coordinates (a mosaic a little larger than the frame, so a pan keeps its edges): an object that
+    travels is at any one place for less than half of the clip, so the median is its background.
+    Each frame is compared with the mosaic warped back into its coordinates. With ``local``, a
+    pixel that differs from most of its near neighbours (:data:`LOCAL_STEPS` sampled frames away,
+    registered through the mosaic's maps) counts too: an object spinning, pulsing or shaking in
+    place is part of the median, but changes from one moment to the next.
+    """
+    fgs, oks = _background_diff(clip, idx, maps)
+    smalls = [FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small) for i in idx]
+    n = len(idx)
+    h, w = smalls[0].shape[:2]
+    pad_x, pad_y = int(0.25 * w), int(0.25 * h)
+    shift = np.array([[1, 0, pad_x], [0, 1, pad_y], [0, 0, 1]], np.float64)
+    k5 = np.ones((5, 5), np.uint8)
+    k3 = np.ones((3, 3), np.uint8)
+    masks = []
+    for k in range(n):
+        fg, ok = fgs[k], oks[k]
         if local:
+            fg = fg.copy()  # (the memoised difference is shared)
             near = []
             for j in (k + s for s in LOCAL_STEPS if 0 <= k + s < n):
                 m = np.linalg.inv(shift @ maps[k]) @ shift @ maps[j]
-                warped = cv2.warpPerspective(smalls[j], m, (w, h), flags=cv2.INTER_LINEAR,
-                                             borderMode=cv2.BORDER_REPLICATE)
-                near.append(cv2.erode(np.abs(smalls[k].astype(np.int16) - warped.astype(np.int16)).max(-1)
-                                      .astype(np.uint8), k5))
+                warped = _warp(smalls[j], m, (w, h), cv2.INTER_LINEAR, cv2.BORDER_REPLICATE)
+                near.append(cv2.erode(_absdiff_max(smalls[k], warped), k5))
             if len(near) >= 2:
-                lo = np.sort(np.stack(near), axis=0)[len(near) // 2 - 1 if len(near) > 2 else 0]
+                lo = order_stats(near, (len(near) // 2 - 1 if len(near) > 2 else 0,))[0]
                 lo[~ok] = 0
-                fg |= lo > max(DIFF_FLOOR, NOISE_FACTOR * float(np.median(lo[ok]))) if ok.any() else False
+                fg |= lo > max(DIFF_FLOOR, NOISE_FACTOR * float(fast_median(lo[ok]))) if ok.any() else False
         fg = cv2.dilate(fg.astype(np.uint8), k5)  # the erosion above shrank every region
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, k3)
         masks.append(fg)
@@ -303,7 +422,9 @@ def _regions(frame: np.ndarray, mask: np.ndarray) -> list[Segment]:
 
 def _compute(clip: VideoClip, idx: np.ndarray, local: bool = False) -> Movers:
     chain = camera_chain(clip, idx)
-    maps = _to_middle(clip, idx, chain)
+    # the refined maps (a homography fit per frame under a moving camera) are shared by both kinds of call
+    maps = FRAME_MEMO.get(clip.frames, int(idx[0]), ("mover-maps", tuple(int(i) for i in idx)),
+                          lambda _f: _to_middle(clip, idx, chain))
     masks = foreground_masks(clip, idx, maps, local)
     per_frame = [_regions(clip.frames[int(i)], m) for i, m in zip(idx, masks)]
     h, w = clip.frames.shape[1:3]

@@ -197,7 +197,7 @@ def colour_rarity(
             np.multiply(tmp, tmp, out=tmp)
             np.add(row, tmp, out=row)
     # nearest centre, the first on ties (argmin over the cluster axis, which strides badly)
-    lbl = np.zeros(n, np.intp)
+    lbl = np.zeros(n, np.uint8)  # (k <= 16: bytes make the per-cluster comparisons below cheap)
     best = d2[0].copy()
     for j in range(1, k):
         lbl[d2[j] < best] = j
@@ -362,10 +362,16 @@ class Segmenter:
             flat = []
             for f in self._flat_candidates(frame):
                 poly = np.round(f.contour * scale).astype(np.int32)
-                mask = np.zeros(share.shape, np.uint8)
-                if len(poly) >= 3:
-                    cv2.fillPoly(mask, [poly], 1)
-                if mask.any() and float(fast_median(share[mask > 0])) < self.rare_grow:
+                if len(poly) < 3:
+                    continue
+                # the polygon's pixels within the frame, filled in its bounding box only
+                x0, y0 = (max(0, int(v)) for v in poly.min(0))
+                x1, y1 = min(share.shape[1], int(poly[:, 0].max()) + 1), min(share.shape[0], int(poly[:, 1].max()) + 1)
+                if x1 <= x0 or y1 <= y0:
+                    continue
+                mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+                cv2.fillPoly(mask, [poly - np.array([x0, y0], np.int32)], 1)
+                if mask.any() and float(fast_median(share[y0:y1, x0:x1][mask > 0])) < self.rare_grow:
                     flat.append(f.named())
             found = _merge_detections(found, flat)
         found.sort(key=lambda sg: -sg.area)

@@ -205,13 +205,22 @@ def _at_edges(raw: np.ndarray, rev_x: list[int], rev_y: list[int], size: float, 
     return bool(at_edge) and float(np.mean(at_edge)) >= 0.5
 
 
-def _waveform_fit(t: np.ndarray, s: np.ndarray, kind: str) -> tuple[float, float]:
+def _phases(t: np.ndarray) -> np.ndarray:
+    """[F, T, P] position within one repetition of every rate and phase tried at times ``t``."""
+    u = (t[None, :, None] * OSC_FREQS_HZ[:, None, None]) + (np.arange(OSC_PHASES) / OSC_PHASES)[None, None, :]
+    if t.size and float(t.min()) >= 0:
+        u -= np.floor(u)  # u % 1.0 bit for bit when u >= 0 (both exact), at a third of the cost
+        return u
+    return u % 1.0
+
+
+def _waveform_fit(t: np.ndarray, s: np.ndarray, kind: str, u: np.ndarray | None = None) -> tuple[float, float]:
     """Best fit of ``s`` by a + b * g(F t + phase) over a grid of rates F and phases, where g is a
     triangle wave ("triangle": sharp turns on both sides, a zig-zag), |sin| ("abs_sin": a sharp
     turn at the floor and a rounded apex, a bounce) or a sine ("sine"); b may be negative, so
-    either side may be the floor. Returns (fraction of the variance explained, rate in Hz)."""
-    u = (t[None, :, None] * OSC_FREQS_HZ[:, None, None]) + (np.arange(OSC_PHASES) / OSC_PHASES)[None, None, :]
-    u = u % 1.0  # [F, T, P] position within one repetition
+    either side may be the floor. Returns (fraction of the variance explained, rate in Hz).
+    ``u``: :func:`_phases` of ``t`` when already computed (more than half of a fit's time)."""
+    u = _phases(t) if u is None else u
     if kind == "triangle":
         g = 1.0 - 2.0 * np.abs(u - 0.5)
     elif kind == "abs_sin":
@@ -242,9 +251,10 @@ def _oscillation_kind(t: np.ndarray, c: np.ndarray, size: float) -> str:
     advance = float(np.linalg.norm(vel)) * float(t[-1] - t[0])
     _, vecs = np.linalg.eigh(res.T @ res)
     s = res @ vecs[:, -1]  # the residual along its main axis
-    tri, _ = _waveform_fit(t, s, "triangle")
-    bounce, _ = _waveform_fit(t, s, "abs_sin")
-    sine, rate = _waveform_fit(t, s, "sine")
+    u = _phases(t)  # shared by the three fits
+    tri, _ = _waveform_fit(t, s, "triangle", u)
+    bounce, _ = _waveform_fit(t, s, "abs_sin", u)
+    sine, rate = _waveform_fit(t, s, "sine", u)
     if max(tri, bounce, sine) < OSC_MIN_FIT:
         return "irregular"
     if rate >= SHAKE_MIN_HZ and advance < ZIGZAG_MIN_ADVANCE * size and sine >= max(tri, bounce) - 0.05:
