@@ -33,6 +33,23 @@ def test_cnt_more_than_reference(tmp_path):
     assert {t for t, _ in tools} == {"scene_graph", "object_tracker", "video_reader"}
 
 
+@pytest.mark.parametrize("question,expected", [("Which video shows more cups than the reference?", "D"),
+                                               ("Which video shows fewer cups than the reference?", "C")])
+def test_cnt_tied_counts_broken_by_the_estimates_behind_them(tmp_path, question, expected):
+    """B and C (fewer) and C and D (more) have the same count; the tracker's two estimates behind it
+    (regions + points: C 1+2=3 < B 2+2=4, C 4+3=7 < D 4+4=8) decide: the one with less (more) evidence wins.
+    Without estimates the first listed wins, as before."""
+    est = {"ref": (2, 2), "a": (3, 3), "b": (2, 2), "c": (1, 2), "d": (4, 4)}
+    counts = {"ref": 2, "a": 3, "b": 1, "c": 1, "d": 3}
+    if "more" in question:
+        est, counts = {**est, "c": (4, 3), "a": (1, 1)}, {**counts, "c": 3, "a": 1, "b": 2}
+    script = {k: {"sg": counts[k], "estimates": {"regions": r, "points": p}} for k, (r, p) in est.items()}
+    letter, _, _ = solve(tmp_path, script, "CNT", question, FOUR, REF4)
+    assert letter == expected
+    plain = {k: {"sg": v["sg"]} for k, v in script.items()}
+    assert solve(tmp_path, plain, "CNT", question, FOUR, REF4)[0] == ("C" if "more" in question else "B")
+
+
 @pytest.mark.parametrize("question,expected", [("Which video has been manipulated?", "B"),
                                                ("Which video is real?", "A")])
 def test_fd_inconsistency(tmp_path, question, expected):

@@ -129,8 +129,11 @@ class DoubleTracker:
         s = _s(clip)
         n = s.get("tr", s.get("sg", 0))
         label = s.get("label", "cup")
-        return {"tracks": [{"id": k, "label": label, "times": [0.2], "boxes": [[0, 0, 4, 4]]} for k in range(n)],
-                "counts": {label: n} if n else {}, "max_per_frame": {label: n} if n else {}}
+        out = {"tracks": [{"id": k, "label": label, "times": [0.2], "boxes": [[0, 0, 4, 4]]} for k in range(n)],
+               "counts": {label: n} if n else {}, "max_per_frame": {label: n} if n else {}}
+        if "estimates" in s:  # the lite tracker's two count estimates behind a generic count
+            out["estimates"] = s["estimates"]
+        return out
 
 
 @register_backend("visual_similarity", "double")
