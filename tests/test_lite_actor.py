@@ -14,7 +14,12 @@ from sama_model.backends.lite.actor import (
     centre_path,
     followed_object,
     motion_actor,
+    rigid_seed,
+    seed_point,
 )
+from sama_model.backends.lite.movers import movers
+from sama_model.backends.lite.segmentation import Segment
+from sama_model.backends.lite.tracker import Track
 from sama_model.backends.lite.common import FRAME_MEMO
 from sama_model.skills.multi_video_comparison.am import (
     combined_patterns,
@@ -121,3 +126,40 @@ def test_am_combines_the_motion_actor_with_outline_actions_and_compares_signatur
     spin = {"extent": 0.1, "straight": 0.2, "turn": 0.6, "swing": 0.05, "reversals": 1.0}
     # distance log(4/1.1) + 0.75 + 0.6 + 0 + 0.5 * 1.0
     assert signature_similarity(slide, spin) == pytest.approx(np.exp(-(np.log(4 / 1.1) + 0.75 + 0.6 + 0.5)))
+
+
+def _segment(x: float, area: float) -> Segment:
+    r = float(np.sqrt(area)) / 2
+    return Segment(box=(x - r, 50 - r, x + r, 50 + r), centroid=(x, 50.0), area=area, color="gray", shape="blob",
+                   rgb=(128, 128, 128), circularity=0.8, solidity=0.9, vertices=0, aspect=1.0)
+
+
+def test_seed_point_takes_a_typical_frame_from_the_middle_of_the_window():
+    # a slide's mask swells with its ghost in the first and last quarter (900 px); the median-area
+    # frame over the whole track would be one of those, the middle frames' median is step 12 (460 px)
+    areas = [900.0] * 6 + [400.0 + 10 * j for j in range(12)] + [900.0] * 6
+    t = Track(1, list(range(24)), [_segment(5.0 * k, a) for k, a in enumerate(areas)])
+    k0, centre, radius = seed_point(t, 24)
+    assert k0 == 12
+    assert centre.tolist() == [60.0, 50.0]
+    assert radius == pytest.approx(0.5 * np.sqrt(460.0))
+    # a track seen only at the ends is seeded from its own median-area frame
+    ends = Track(2, [0, 1, 2, 21, 22, 23], [_segment(5.0 * k, a) for k, a in zip(range(6), (300, 200, 100, 400, 500, 600))])
+    assert seed_point(ends, 24)[0] == 21
+
+
+def test_rigid_seed_lies_on_the_sliding_cut_out():
+    # the corners of the textured cut-out move together over the panning texture: the seed is the
+    # sampled frame where most of them are seen (9 of 24), on the cut-out's true centre (within its
+    # radius, 28 px), with the corners' spread as its radius
+    clip = actor_clip("slide")
+    m = movers(clip, local=True)
+    k0, centre, radius = rigid_seed(clip, m)
+    FRAME_MEMO.clear()
+    assert k0 == 9
+    assert centre == pytest.approx([151.2, 114.4], abs=0.5)
+    assert radius == pytest.approx(26.1, abs=0.5)
+    tr = motion_track("slide", 30, 10.0, (260.0, 180.0), np.random.default_rng(1), 28.0, 1.0)
+    i = int(m.idx[k0])
+    truth = tr.xy[i] - np.array([100 + 1.5 * i, 60 + 0.45 * i])
+    assert float(np.linalg.norm(centre - truth)) < 28.0
