@@ -34,6 +34,18 @@ _DARK_BELOW = np.array([0.62, 0.45, 0, 0, 0, 0, 0], np.float32)
 _BUCKET_CODE = np.array([[6, 5], [7, 5], [8, 8], [9, 9], [10, 10], [11, 11], [4, 4]], np.int8)
 
 
+def _reds_greys_dark(code: np.ndarray, h: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The rules that override a hue bucket, in order (both forms of :func:`color_codes` end with
+    them): reds split into pink, brown and red; low saturation is white, grey or black; low value
+    is black. Writes into ``code`` and returns it."""
+    red = (h < 15) | (h >= 340)
+    code[red] = np.where((s[red] < 0.55) & (v[red] > 0.75), 4, np.where(v[red] < 0.5, 5, 3))
+    grey = s < 0.2
+    code[grey] = np.where(v[grey] > 0.8, 1, np.where(v[grey] < 0.3, 0, 2))
+    code[v < 0.22] = 0
+    return code
+
+
 def color_codes(rgb: np.ndarray) -> np.ndarray:
     """Palette index (into ``_PALETTE``) of each RGB colour (uint8 or float 0-255, shape [..., 3]).
 
@@ -61,12 +73,7 @@ def color_codes(rgb: np.ndarray) -> np.ndarray:
         return _color_codes_plain(rgb)
     bucket = np.searchsorted(_HUE_EDGES, h, side="right")
     code = _BUCKET_CODE[bucket, (v < _DARK_BELOW[bucket]).view(np.uint8)]
-    red = (h < 15) | (h >= 340)
-    code[red] = np.where((s[red] < 0.55) & (v[red] > 0.75), 4, np.where(v[red] < 0.5, 5, 3))
-    grey = s < 0.2
-    code[grey] = np.where(v[grey] > 0.8, 1, np.where(v[grey] < 0.3, 0, 2))
-    code[v < 0.22] = 0
-    return code.reshape(np.asarray(rgb).shape[:-1])
+    return _reds_greys_dark(code, h, s, v).reshape(np.asarray(rgb).shape[:-1])
 
 
 def _color_codes_plain(rgb: np.ndarray) -> np.ndarray:
@@ -86,12 +93,7 @@ def _color_codes_plain(rgb: np.ndarray) -> np.ndarray:
     code[(h < 165)] = 8
     code[(h < 70)] = np.where(v[h < 70] < 0.45, 5, 7)
     code[(h < 42)] = np.where(v[h < 42] < 0.62, 5, 6)
-    red = (h < 15) | (h >= 340)
-    code[red] = np.where((s[red] < 0.55) & (v[red] > 0.75), 4, np.where(v[red] < 0.5, 5, 3))
-    grey = s < 0.2
-    code[grey] = np.where(v[grey] > 0.8, 1, np.where(v[grey] < 0.3, 0, 2))
-    code[v < 0.22] = 0
-    return code.reshape(np.asarray(rgb).shape[:-1])
+    return _reds_greys_dark(code, h, s, v).reshape(np.asarray(rgb).shape[:-1])
 
 
 def color_name(rgb: tuple[float, float, float] | np.ndarray) -> str:
