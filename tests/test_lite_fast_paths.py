@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.colours import _color_codes_plain, color_codes, color_name
-from sama_model.backends.lite.movers import _warp, median_u8, order_stats
+from sama_model.backends.lite.common import median_u8, order_stats
+from sama_model.backends.lite.movers import _warp
 from sama_model.backends.lite.trajectory import OSC_FREQS_HZ, OSC_PHASES, _phases
 
 
