@@ -24,6 +24,7 @@ seed 0 (:mod:`mvx_tasks.real_composite`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -306,6 +307,21 @@ def rigid_seed(clip: VideoClip, m: Movers) -> tuple[int, np.ndarray, float] | No
     return k, c, max(float(np.linalg.norm(pts - c, axis=1).max()), RIGID_MIN_RADIUS)
 
 
+def actor_seeds(clip: VideoClip, m: Movers) -> Iterator[tuple[int | None, tuple[int, np.ndarray, float]]]:
+    """(mover track id, or None for the rigid corners; seed) in the order they are tried: the most
+    actor-like mover, the rigid corner group (:func:`rigid_seed`), the next movers. A generator, so
+    the corner trajectories are tracked only when the first mover's follow fails."""
+    n = len(m.idx)
+    tracks = sorted([t for t in m.tracks if len(t.steps) >= 4], key=lambda t: -actor_score(t, n))[:ACTOR_SEEDS]
+    for t in tracks[:1]:
+        yield t.id, seed_point(t, n)
+    rigid = rigid_seed(clip, m)
+    if rigid is not None:
+        yield None, rigid
+    for t in tracks[1:]:
+        yield t.id, seed_point(t, n)
+
+
 def motion_actor(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict | None:
     """The clip's main actor found by how it moves and followed by its own texture, with its motion
     patterns (see :func:`followed_object`); None when no textured persistent mover is found (flat
@@ -314,12 +330,7 @@ def motion_actor(clip: VideoClip, window: Window = (None, None), max_frames: int
     n = len(m.idx)
     if n < 4:
         return None
-    tracks = sorted([t for t in m.tracks if len(t.steps) >= 4], key=lambda t: -actor_score(t, n))[:ACTOR_SEEDS]
-    seeds: list[tuple[int | None, tuple[int, np.ndarray, float]]] = [(t.id, seed_point(t, n)) for t in tracks]
-    rigid = rigid_seed(clip, m)
-    if rigid is not None:
-        seeds.insert(1, (None, rigid))
-    for tid, (k0, centre, radius) in seeds:
+    for tid, (k0, centre, radius) in actor_seeds(clip, m):
         f = follow(clip, m, k0, centre, radius)
         if f.texture < ACTOR_MIN_TEXTURE or len(f.steps) < ACTOR_MIN_STEPS * n or float(np.median(f.score)) < ACTOR_MIN_MATCH:
             continue
