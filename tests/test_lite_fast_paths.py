@@ -1,7 +1,8 @@
 """Issue 19, bounded cost: the faster forms of lite computations give exactly the values of the plain
 forms they replace (a sorting network for per-pixel medians, whole-pixel warps as copies, colour
-codes by a sorted hue look-up, the waveform fits' phase grid), on constructed inputs with ties,
-borders and every hue bucket's edges."""
+codes by a sorted hue look-up, the waveform fits' phase grid, colour rarity's 16-bit box sums and
+masked label writes, downscaled frames remembered by content, the dense flow skipped where no camera
+fit can follow), on constructed inputs with ties, borders and every hue bucket's edges."""
 from __future__ import annotations
 
 import cv2
@@ -9,8 +10,9 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.colours import _color_codes_plain, color_codes, color_name
-from sama_model.backends.lite.common import median_u8, order_stats
+from sama_model.backends.lite.common import FRAME_MEMO, median_u8, order_stats, resize_max
 from sama_model.backends.lite.movers import _warp
+from sama_model.backends.lite.segmentation import Segmenter, colour_rarity
 from sama_model.backends.lite.trajectory import OSC_FREQS_HZ, OSC_PHASES, _phases
 
 
@@ -66,3 +68,104 @@ def test_phase_grid_is_the_remainder() -> None:
     want = ((t[None, :, None] * OSC_FREQS_HZ[:, None, None]) + (np.arange(OSC_PHASES) / OSC_PHASES)[None, None, :]) % 1.0
     got = _phases(t)
     assert np.array_equal(got, want) and not np.signbit(got).any()
+
+
+def _colour_rarity_plain(lab: np.ndarray, clusters: int = 16, inner: int = 31, outer: int = 91, sigma: float = 9.0,
+                         sample: int = 3000) -> np.ndarray:
+    """:func:`colour_rarity` written plainly (labels by argmin, float32 box sums, one cluster at a time)."""
+    h, w = lab.shape[:2]
+    x = lab.reshape(-1, 3)
+    n = len(x)
+    step = max(1, n // sample)
+    sub = np.ascontiguousarray(x[step // 2:: step][:sample])
+    k = int(min(clusters, len(sub)))
+    cv2.setRNGSeed(12345)
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
+    _, _, centres = cv2.kmeans(sub, k, None, crit, 1, cv2.KMEANS_PP_CENTERS)
+    diff = x[None, :, :] - centres[:, None, :]
+    d2 = (diff[..., 0] * diff[..., 0] + diff[..., 1] * diff[..., 1]) + diff[..., 2] * diff[..., 2]
+    lbl = np.argmin(d2, axis=0)
+    weight = np.exp(d2 * np.float32(-0.5 / sigma**2))
+    inner, outer = min(inner, h, w) | 1, min(outer, 2 * max(h, w) + 1) | 1
+    norm = float(outer * outer - inner * inner)
+    ring = np.zeros((h, w), np.float32)
+    glob = np.zeros(n, np.float32)
+    for j in range(k):
+        count = int((lbl == j).sum())
+        if count == 0:
+            continue
+        ind = (lbl == j).reshape(h, w).astype(np.uint8)
+        big = cv2.boxFilter(ind, cv2.CV_32F, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
+        small = cv2.boxFilter(ind, cv2.CV_32F, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
+        ring += weight[j].reshape(h, w) * (big - small) / np.float32(norm)
+        glob += weight[j] * np.float32(float(np.float32(count) / np.float32(n)))
+    return np.minimum(ring, glob.reshape(h, w))
+
+
+@pytest.mark.parametrize("size, outer", [((60, 80), 91), ((96, 128), 91), ((150, 140), 257), ((20, 24), 91)])
+def test_colour_rarity_matches_the_plain_form(size: tuple[int, int], outer: int) -> None:
+    # Lab images as the segmenter makes them (8-bit codes through its table): patches of a few colours
+    # (ties between equally near centres, clusters absent from whole regions) over noise; 16-bit box
+    # sums (outer box < 256 px) and float32 ones (outer box 257 px, 66049 pixels)
+    rng = np.random.default_rng(size[0])
+    h, w = size
+    rgb = rng.integers(0, 256, (h, w, 3)).astype(np.uint8)
+    rgb[: h // 2, : w // 3] = (200, 30, 40)
+    rgb[h // 3:, w // 2:] = (20, 90, 200)
+    rgb[h // 4: h // 2, w // 4: w // 2] = (128, 128, 128)
+    lab = Segmenter._lab(rgb)
+    want = _colour_rarity_plain(lab, outer=outer)
+    got = colour_rarity(lab, outer=outer)
+    assert got.dtype == np.float32 and np.array_equal(got, want)
+    flat = np.zeros((40, 50, 3), np.float32)  # one colour: a single non-empty cluster
+    assert np.array_equal(colour_rarity(flat, clusters=4), _colour_rarity_plain(flat, clusters=4))
+
+
+def test_resized_copies_are_remembered_by_content() -> None:
+    rng = np.random.default_rng(5)
+    frames = rng.integers(0, 256, (3, 168, 224, 3)).astype(np.uint8)
+    want = cv2.resize(frames[1], (160, 120), interpolation=cv2.INTER_AREA)
+    FRAME_MEMO.clear()
+    first, scale = resize_max(frames[1], 160)
+    assert scale == pytest.approx(160 / 224) and np.array_equal(first, want)
+    first[:] = 0  # a caller's copy: changing it changes nothing remembered
+    again, _ = resize_max(frames[1], 160)
+    assert np.array_equal(again, want) and again is not first
+    frames[1, 10, 20] = frames[1, 10, 20] ^ 255  # the same buffer changed in place: resized afresh
+    changed, _ = resize_max(frames[1], 160)
+    assert np.array_equal(changed, cv2.resize(frames[1], (160, 120), interpolation=cv2.INTER_AREA))
+    assert not np.array_equal(changed, want)
+    strided = frames[2, ::2, ::2]  # a view with other strides and shape
+    assert np.array_equal(resize_max(strided, 60)[0], cv2.resize(strided, (60, 45), interpolation=cv2.INTER_AREA))
+    small = frames[0, :50, :60]
+    assert resize_max(small, 160)[0] is small  # no downscale: the frame itself, as before
+    FRAME_MEMO.clear()
+    assert not FRAME_MEMO._resized and FRAME_MEMO._resized_bytes == 0
+
+
+def test_texture_poor_pairs_skip_the_dense_flow(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a flat grey frame with one small square: too few corners and too few textured grid points for a
+    # camera fit, decided (STATIC) before any dense flow is computed
+    import sama_model.backends.lite.flow as flow
+
+    calls = []
+    real = flow.dense_flow
+    monkeypatch.setattr(flow, "dense_flow", lambda g0, g1: calls.append(1) or real(g0, g1))
+    f0 = np.full((120, 160), 128, np.uint8)
+    f0[50:60, 70:80] = 200
+    f1 = np.roll(f0, 2, axis=1)
+    assert flow.global_motion(f0, f1) == flow.STATIC and calls == []
+    # vertical stripes: gradients on most grid points but no corners, so the dense flow is sampled
+    # there, as the plain order (dense flow first, then the grid test) does
+    x = np.arange(160)
+    g0 = np.repeat((128 + 60 * np.sin(x / 5.0))[None, :], 120, axis=0).astype(np.uint8)
+    g1 = np.repeat((128 + 60 * np.sin((x - 2) / 5.0))[None, :], 120, axis=0).astype(np.uint8)
+    m = flow.global_motion(g0, g1)
+    dense = real(g0, g1)
+    ys, xs = np.mgrid[4:116:6, 4:156:6]
+    keep = cv2.magnitude(cv2.Sobel(g0, cv2.CV_32F, 1, 0), cv2.Sobel(g0, cv2.CV_32F, 0, 1))[ys, xs] > 8
+    p0 = np.stack([xs[keep], ys[keep]], 1).astype(np.float32)
+    params, inl = flow.fit_similarity(p0.astype(np.float64), (p0 + dense[ys[keep], xs[keep]]).astype(np.float64),
+                                      (79.5, 59.5))
+    assert calls == [1] and m.points == int(keep.sum()) == 475
+    assert (m.dx, m.dy, m.inliers) == (float(params[2]) / 160, float(params[3]) / 120, float(inl.mean()))

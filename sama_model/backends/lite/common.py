@@ -188,7 +188,7 @@ def resize_max(frame: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
     if scale >= 1.0:
         return frame, 1.0
     size = (max(2, int(round(w * scale))), max(2, int(round(h * scale))))
-    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA), scale
+    return FRAME_MEMO.resized(frame, size), scale
 
 
 def grey_small(frame: np.ndarray, max_side: int = 160) -> np.ndarray:
@@ -296,10 +296,46 @@ class FrameMemo:
     through a weak reference, so a recycled id never returns another clip's results.
     """
 
+    #: bytes of source images and their downscaled copies that :meth:`resized` keeps
+    RESIZED_BYTES = 48 << 20
+
     def __init__(self, size: int = 8192) -> None:
         self.size = size
         self._data: "OrderedDict[tuple, tuple[weakref.ref, Any]]" = OrderedDict()
+        self._resized: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
+        self._resized_bytes = 0
         self._lock = threading.Lock()
+
+    def resized(self, image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """``cv2.resize(image, size, interpolation=cv2.INTER_AREA)``, remembered by content.
+
+        Why: one frame is downscaled to the same working size by several tools and steps (the
+        camera fit's grey copy, the movers' colour copy, their grey copy and each region's colours:
+        four INTER_AREA resizes of every sampled frame per motion_analyzer call, the priciest of
+        OpenCV's resize paths at a non-integer ratio). A hit needs the very same pixels (the stored
+        copy of the source is compared in full, so a reused buffer or an image changed in place
+        is resized afresh); each call gets its own copy of the result."""
+        image = np.asarray(image)
+        key = (image.__array_interface__["data"][0], image.shape, image.strides, image.dtype.str, tuple(size))
+        with self._lock:
+            hit = self._resized.get(key)
+        if hit is not None and np.array_equal(hit[0], image):
+            with self._lock:
+                if key in self._resized:
+                    self._resized.move_to_end(key)
+            return hit[1].copy()
+        out = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        entry = (image.copy(), out)
+        with self._lock:
+            old = self._resized.pop(key, None)
+            if old is not None:
+                self._resized_bytes -= old[0].nbytes + old[1].nbytes
+            self._resized[key] = entry
+            self._resized_bytes += entry[0].nbytes + entry[1].nbytes
+            while self._resized_bytes > self.RESIZED_BYTES and len(self._resized) > 1:
+                _, (src, small) = self._resized.popitem(last=False)
+                self._resized_bytes -= src.nbytes + small.nbytes
+        return out.copy()
 
     def get(self, frames: np.ndarray, index: int, kind: Hashable, fn: Callable[[np.ndarray], Any]) -> Any:
         key = (id(frames), int(index), kind)
@@ -318,6 +354,8 @@ class FrameMemo:
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._resized.clear()
+            self._resized_bytes = 0
 
 
 FRAME_MEMO = FrameMemo()

@@ -118,14 +118,16 @@ def global_motion(f0: np.ndarray, f1: np.ndarray, max_side: int = 160, exclude: 
     mask = background_mask((h, w), exclude or [], scale)
     p0, p1 = track_points(g0, g1, mask=mask)
     if len(p0) < 12:  # texture-poor: sample dense flow on a grid where the image has gradients
-        flow = dense_flow(g0, g1)
         ys, xs = np.mgrid[4 : h - 4 : 6, 4 : w - 4 : 6]
         grad = cv2.magnitude(cv2.Sobel(g0, cv2.CV_32F, 1, 0), cv2.Sobel(g0, cv2.CV_32F, 0, 1))[ys, xs]
         keep = grad > 8
         if mask is not None:
             keep &= mask[ys, xs] > 0
         if keep.sum() < 12:
+            # too few textured grid points to fit on: decided before the dense flow, which a flat
+            # backdrop (a slate, a wall) would otherwise pay for in every pair for nothing
             return STATIC
+        flow = dense_flow(g0, g1)
         p0 = np.stack([xs[keep], ys[keep]], 1).astype(np.float32)
         p1 = p0 + flow[ys[keep], xs[keep]]
     params, inl = fit_similarity(p0.astype(np.float64), p1.astype(np.float64), ((w - 1) / 2, (h - 1) / 2))

@@ -196,11 +196,14 @@ def colour_rarity(
             np.subtract(chans[c], centres[j, c], out=tmp)
             np.multiply(tmp, tmp, out=tmp)
             np.add(row, tmp, out=row)
-    # nearest centre, the first on ties (argmin over the cluster axis, which strides badly)
+    # nearest centre, the first on ties (argmin over the cluster axis, which strides badly);
+    # a masked copy, not boolean indexing, writes each closer cluster's index (half the time)
     lbl = np.zeros(n, np.uint8)  # (k <= 16: bytes make the per-cluster comparisons below cheap)
     best = d2[0].copy()
+    closer = np.empty(n, bool)
     for j in range(1, k):
-        lbl[d2[j] < best] = j
+        np.less(d2[j], best, out=closer)
+        np.copyto(lbl, np.uint8(j), where=closer)
         np.minimum(best, d2[j], out=best)
     counts = np.bincount(lbl, minlength=k)
     weight = np.multiply(d2, np.float32(-0.5 / sigma**2), out=d2)  # d2 is not needed any more: in place
@@ -210,15 +213,21 @@ def colour_rarity(
     part = np.empty((h, w), np.float32)
     inner, outer = min(inner, h, w) | 1, min(outer, 2 * max(h, w) + 1) | 1
     norm = float(outer * outer - inner * inner)
+    # the box sums count pixels, whole numbers below 2^16 when the outer box is (91 x 91 = 8281):
+    # summed as 16-bit integers they are exact and cheaper than float32 sums of the same numbers
+    # (the annulus, outer minus inner box, is never negative: the inner box lies inside the outer)
+    depth = cv2.CV_16U if outer * outer < 1 << 16 else cv2.CV_32F
+    ind = np.empty((h, w), np.uint8)  # 0/1 bytes: the box sums read a quarter of the memory
+    lbl_hw = lbl.reshape(h, w)
     for j in range(k):
         if counts[j] == 0:
             continue
         frac = float(np.float32(counts[j]) / np.float32(n))  # the cluster's share, as a float32 mean
-        ind = (lbl == j).reshape(h, w).view(np.uint8)  # 0/1 bytes: the box sums read a quarter of the memory
-        big = cv2.boxFilter(ind, cv2.CV_32F, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
-        small = cv2.boxFilter(ind, cv2.CV_32F, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
-        np.subtract(big, small, out=part)
-        np.multiply(weight[j].reshape(h, w), part, out=part)
+        np.equal(lbl_hw, j, out=ind.view(bool))
+        big = cv2.boxFilter(ind, depth, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
+        small = cv2.boxFilter(ind, depth, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
+        cv2.subtract(big, small, dst=big)
+        np.multiply(weight[j].reshape(h, w), big, out=part)
         np.divide(part, norm, out=part)
         ring += part
         np.multiply(weight[j], np.float32(frac), out=tmp)

@@ -54,21 +54,25 @@ class Track:
         return np.array([s.area for s in self.segments], np.float64)
 
     def predict(self, step: int) -> np.ndarray:
-        """Centroid expected at ``step`` under constant velocity over the last two observations."""
-        c = self.centroids()
-        if len(c) < 2:
-            return c[-1]
+        """Centroid expected at ``step`` under constant velocity over the last two observations
+        (only those two are read: association asks this for every track and object of every frame)."""
+        last = np.array(self.segments[-1].centroid, np.float64)
+        if len(self.segments) < 2:
+            return last
         dt = max(self.steps[-1] - self.steps[-2], 1)
-        v = (c[-1] - c[-2]) / dt
-        return c[-1] + v * (step - self.steps[-1])
+        v = (last - np.array(self.segments[-2].centroid, np.float64)) / dt
+        return last + v * (step - self.steps[-1])
 
 
-def _cost(track: Track, seg: Segment, step: int, diag: float, gate: float, colour_weight: float = 1.0) -> float:
+def _cost(track: Track, seg: Segment, step: int, diag: float, gate: float, colour_weight: float = 1.0,
+          pred: np.ndarray | None = None) -> float:
     """Association cost: predicted-centroid distance in object sizes, colour, size change, box overlap.
-    ``colour_weight`` 0 ignores colour (regions found by motion have no stable dominant colour)."""
+    ``colour_weight`` 0 ignores colour (regions found by motion have no stable dominant colour);
+    ``pred``: ``track.predict(step)`` when already computed (one per track, not per pair)."""
     last = track.segments[-1]
     size = max(np.sqrt(last.area), np.sqrt(seg.area), 0.02 * diag)
-    d_pred = float(np.linalg.norm(track.predict(step) - np.asarray(seg.centroid))) / size
+    pred = track.predict(step) if pred is None else pred
+    d_pred = float(np.linalg.norm(pred - np.asarray(seg.centroid))) / size
     d_last = float(np.linalg.norm(np.asarray(last.centroid) - np.asarray(seg.centroid))) / size
     d = min(d_pred, d_last + 0.25)
     colour = colour_weight * float(np.linalg.norm(np.subtract(last.rgb, seg.rgb))) / 100.0
@@ -91,7 +95,8 @@ def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gat
         active = still
         matched: set[int] = set()
         if active and segs:
-            cost = np.array([[_cost(t, s, step, diag, gate, colour_weight) for s in segs] for t in active])
+            cost = np.array([[_cost(t, s, step, diag, gate, colour_weight, pred) for s in segs]
+                             for t, pred in ((t, t.predict(step)) for t in active)])
             rows, cols = linear_sum_assignment(cost)
             for r, c in zip(rows, cols):
                 if cost[r, c] < _BIG:
