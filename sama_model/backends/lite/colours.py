@@ -35,8 +35,8 @@ _BUCKET_CODE = np.array([[6, 5], [7, 5], [8, 8], [9, 9], [10, 10], [11, 11], [4,
 
 
 def _reds_greys_dark(code: np.ndarray, h: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """The rules that override a hue bucket, in order (both forms of :func:`color_codes` end with
-    them): reds split into pink, brown and red; low saturation is white, grey or black; low value
+    """The rules that override a hue bucket, in order (the plain form ends with them, and
+    :func:`color_codes` applies the same rules as selections): reds split into pink, brown and red; low saturation is white, grey or black; low value
     is black. Writes into ``code`` and returns it."""
     red = (h < 15) | (h >= 340)
     code[red] = np.where((s[red] < 0.55) & (v[red] > 0.75), 4, np.where(v[red] < 0.5, 5, 3))
@@ -51,9 +51,10 @@ def color_codes(rgb: np.ndarray) -> np.ndarray:
 
     Rules on hue/saturation/value: low value is black, low saturation is white/grey/black,
     otherwise hue buckets, with dark oranges/reds as brown and pale reds/magentas as pink.
-    (Each pixel's hue is computed by its own branch only and the hue buckets are one sorted
-    look-up: the same codes as :func:`_color_codes_plain` for every 8-bit colour, checked
-    exhaustively, at about 60 % of its time; the segmenter names every object with it.)
+    (The hue buckets are one sorted look-up and every rule is a whole-array selection, no
+    boolean gathers and scatters: the same codes as :func:`_color_codes_plain` for every 8-bit
+    colour, checked exhaustively; the segmenter and the movers name a few hundred pixels per
+    object, where the number of array operations, not their size, is the cost.)
     """
     x = np.asarray(rgb, np.float32).reshape(-1, 3) / 255.0
     r, g, b = x[:, 0], x[:, 1], x[:, 2]
@@ -61,19 +62,17 @@ def color_codes(rgb: np.ndarray) -> np.ndarray:
     c = v - np.minimum(np.minimum(r, g), b)
     s = np.where(v > 0, c / np.maximum(v, 1e-6), 0)
     cc = np.maximum(c, 1e-6)
-    h = np.empty_like(v)
-    at_r = v == r
-    at_g = ~at_r & (v == g)
-    at_b = ~(at_r | at_g)
-    h[at_r] = ((g[at_r] - b[at_r]) / cc[at_r]) % 6
-    h[at_g] = (b[at_g] - r[at_g]) / cc[at_g] + 2
-    h[at_b] = (r[at_b] - g[at_b]) / cc[at_b] + 4
+    h = np.where(v == r, ((g - b) / cc) % 6, np.where(v == g, (b - r) / cc + 2, (r - g) / cc + 4))
     h *= 60.0
     if np.isnan(h).any():  # (not a number: the plain rules' own fall-through)
         return _color_codes_plain(rgb)
     bucket = np.searchsorted(_HUE_EDGES, h, side="right")
     code = _BUCKET_CODE[bucket, (v < _DARK_BELOW[bucket]).view(np.uint8)]
-    return _reds_greys_dark(code, h, s, v).reshape(np.asarray(rgb).shape[:-1])
+    # the overrides of :func:`_reds_greys_dark`, in its order, as selections
+    code = np.where((h < 15) | (h >= 340), np.where((s < 0.55) & (v > 0.75), 4, np.where(v < 0.5, 5, 3)), code)
+    code = np.where(s < 0.2, np.where(v > 0.8, 1, np.where(v < 0.3, 0, 2)), code)
+    code[v < 0.22] = 0
+    return code.astype(np.int8, copy=False).reshape(np.asarray(rgb).shape[:-1])
 
 
 def _color_codes_plain(rgb: np.ndarray) -> np.ndarray:
