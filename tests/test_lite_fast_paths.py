@@ -169,3 +169,19 @@ def test_texture_poor_pairs_skip_the_dense_flow(monkeypatch: pytest.MonkeyPatch)
                                       (79.5, 59.5))
     assert calls == [1] and m.points == int(keep.sum()) == 475
     assert (m.dx, m.dy, m.inliers) == (float(params[2]) / 160, float(params[3]) / 120, float(inl.mean()))
+
+
+def test_track_prediction_reads_only_the_last_two_observations() -> None:
+    from sama_model.backends.lite.segmentation import Segment
+    from sama_model.backends.lite.tracker import Track
+
+    def seg(x: float, y: float) -> Segment:
+        return Segment(box=(x - 2, y - 2, x + 2, y + 2), centroid=(x, y), area=16.0, color="red", shape="circle",
+                       rgb=(200, 0, 0), circularity=1.0, solidity=1.0, vertices=0, aspect=1.0)
+
+    track = Track(id=1, steps=[0, 2, 5], segments=[seg(1.0, 2.0), seg(10.3, 4.1), seg(17.2, 9.7)])
+    c = track.centroids()
+    want = c[-1] + (c[-1] - c[-2]) / 3 * (8 - 5)  # the plain form: constant velocity over all centroids' last two
+    assert np.array_equal(track.predict(8), want) and track.predict(8).dtype == np.float64
+    single = Track(id=2, steps=[4], segments=[seg(3.5, 6.25)])
+    assert single.predict(9).tolist() == [3.5, 6.25]

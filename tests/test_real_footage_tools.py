@@ -36,3 +36,13 @@ def test_table_reads_an_older_child_s_plain_seconds():
     lines = rft.table({"before": {"c.mp4": row}, "after": {"c.mp4": row}}, ["before", "after"],
                       {"before": "x", "after": "y"}, "cpu").splitlines()
     assert lines[4].endswith("| 0.40 / 0.40 |")
+
+
+def test_rounds_keep_each_calls_fastest_cpu() -> None:
+    a = {"clip.mp4": {"frames": 30, "size": [168, 224], "motion": {"cpu": 0.6, "wall": 0.9},
+                      "reader": {"cpu": 0.2, "wall": 0.2}}}
+    b = {"clip.mp4": {"frames": 30, "size": [168, 224], "motion": {"cpu": 0.5, "wall": 1.4},
+                      "reader": {"cpu": 0.3, "wall": 0.25}}}
+    got = rft._fastest(rft._fastest(None, a), b)
+    assert got["clip.mp4"]["motion"] == {"cpu": 0.5, "wall": 1.4} and got["clip.mp4"]["reader"] == {"cpu": 0.2, "wall": 0.2}
+    assert got["clip.mp4"]["frames"] == 30 and a["clip.mp4"]["motion"] == {"cpu": 0.6, "wall": 0.9}
