@@ -9,12 +9,15 @@ from scenes import make_clip, textured_image
 
 from mvx_tasks.synth.scene import _blend
 from mvx_tasks.synth.sprites import motion_track
+from sama_model.backends.lite import actor as actor_mod
 from sama_model.backends.lite.actor import (
     Followed,
+    back_and_forth,
     centre_path,
     followed_object,
     motion_actor,
     rigid_seed,
+    rotating_fit,
     seed_point,
 )
 from sama_model.backends.lite.movers import movers
@@ -113,6 +116,47 @@ def test_followed_object_names_a_steady_turn_spinning():
     assert obj["patterns"] == ["static", "spinning"] and obj["spin_deg_per_s"] == 200.0
     obj = followed_object(_followed(np.full((n, 2), 120.0), np.arange(n) * 1.0, np.ones(n)))
     assert obj["patterns"] == ["static"]
+
+
+_T24 = np.arange(24) / 8.0  # 24 samples at 8 fps: the motion actor's sampling of a 3-s clip
+
+
+def _path_followed(pos: np.ndarray, scale: np.ndarray | None = None) -> Followed:
+    n = len(pos)
+    return Followed(list(range(n)), pos, np.zeros(n), np.ones(n) if scale is None else scale, np.ones(n), 20.0,
+                    30.0, _T24[:n], (320, 240), n)
+
+
+def test_a_drifting_orbit_is_named_by_its_two_dimensional_phase(monkeypatch):
+    # an ellipse (radii 30 and 24 px, 0.44 turns a second) on a 12 px/s drift (the camera's leftover):
+    # one rotating ellipse explains all of it beyond the line, turning one way:
+    # z = 27 e^(iwt) + 3 e^(-iwt), circularity (27^2 - 3^2) / (27^2 + 3^2) = 0.9756, radius 30 / 40 sizes
+    w = 2 * np.pi * 0.44
+    orbit = np.stack([100 + 30 * np.cos(w * _T24) + 12 * _T24, 80 + 24 * np.sin(w * _T24)], 1)
+    share, circ, radius = rotating_fit(_T24, orbit, 40.0)
+    assert share == pytest.approx(1.0) and circ == pytest.approx(720 / 738) and radius == pytest.approx(0.75)
+    assert followed_object(_path_followed(orbit))["patterns"] == ["orbiting"]
+    monkeypatch.setattr(actor_mod, "ORBIT_FIT", 9.0)  # the trajectory rules alone: a zig-zag
+    assert followed_object(_path_followed(orbit))["patterns"] == ["zig-zag"]
+
+
+def test_a_fast_small_back_and_forth_on_a_drift_is_shaking(monkeypatch):
+    # a 3-Hz, 9-px shake on a decelerating drift of 108 px: the quadratic trend removed, a sine of
+    # 3.0 Hz explains 99 % of the rest, 5.57 reversals a second, rms sway 0.16 sizes
+    shake = np.stack([150 - 12 * _T24 ** 2 + 9 * np.sin(2 * np.pi * 3.0 * _T24 + 0.3), 100 + 2 * _T24], 1)
+    rev, sway, fit, hz = back_and_forth(_T24, shake, 40.0)
+    assert (round(rev, 2), round(sway, 2), round(fit, 2), hz) == (5.57, 0.16, 0.99, pytest.approx(3.0))
+    assert followed_object(_path_followed(shake))["patterns"] == ["shaking"]
+    monkeypatch.setattr(actor_mod, "SHAKE_MAX_SWAY", -1.0)
+    assert followed_object(_path_followed(shake))["patterns"] == ["zig-zag"]
+    # a zig-zag (1.4-Hz triangle of 18 px across a 40 px/s slide) keeps its name: no turn (circularity
+    # 0), 2.43 reversals a second at 1.38 Hz
+    monkeypatch.undo()
+    zigzag = np.stack([60 + 40 * _T24, 100 + 18 * (4 * np.abs((_T24 * 1.4) % 1.0 - 0.5) - 1)], 1)
+    share, circ, _ = rotating_fit(_T24, zigzag, 40.0)
+    rev, _, _, hz = back_and_forth(_T24, zigzag, 40.0)
+    assert abs(circ) < 1e-9 and share < 0.1 and round(rev, 2) == 2.43 and hz == pytest.approx(1.38)
+    assert followed_object(_path_followed(zigzag))["patterns"] == ["zig-zag"]
 
 
 def test_am_combines_the_motion_actor_with_outline_actions_and_compares_signatures():
