@@ -16,11 +16,12 @@ from sama_model.backends.lite.actor import (
     centre_path,
     followed_object,
     motion_actor,
+    on_movers,
     rigid_seed,
     rotating_fit,
     seed_point,
 )
-from sama_model.backends.lite.movers import movers
+from sama_model.backends.lite.movers import Movers, movers
 from sama_model.backends.lite.segmentation import Segment
 from sama_model.backends.lite.tracker import Track
 from sama_model.backends.lite.common import FRAME_MEMO
@@ -207,3 +208,26 @@ def test_rigid_seed_lies_on_the_sliding_cut_out():
     i = int(m.idx[k0])
     truth = tr.xy[i] - np.array([100 + 1.5 * i, 60 + 0.45 * i])
     assert float(np.linalg.norm(centre - truth)) < 28.0
+
+
+def test_on_movers_counts_steps_on_the_foreground_in_each_frame_s_own_pixels():
+    # 4 steps; the small frames (half the input size) have foreground in a 6x6 square at (40..45, 30..35)
+    # in frame 0 and 2, shifted 10 px right in frame 1 (the camera panned: its map to the middle frame moves
+    # it back by 10), none in frame 3. The followed point stays at input (85, 65) in middle-frame pixels,
+    # i.e. small (42.5, 32.5): on the square in frames 0 and 2, on the shifted square in frame 1 (taken back
+    # through the map), off in frame 3 -> 3 of 4
+    masks = [np.zeros((60, 80), np.uint8) for _ in range(4)]
+    masks[0][30:36, 40:46] = masks[2][30:36, 40:46] = 1
+    masks[1][30:36, 50:56] = 1
+    maps = [np.eye(3) for _ in range(4)]
+    maps[1] = np.array([[1.0, 0, -10], [0, 1, 0], [0, 0, 1]])
+    m = Movers([], np.arange(4), np.arange(4) / 8.0, np.zeros((4, 2)), masks, [], maps, 0.5)
+    f = Followed([0, 1, 2, 3], np.tile([85.0, 65.0], (4, 1)), np.zeros(4), np.ones(4), np.ones(4), 8.0, 30.0,
+                 np.arange(4) / 8.0, (160, 120), 4)
+    assert on_movers(f, m) == 0.75
+    # a point 8 px (small) beside the square misses it with a 2-px box (radius 8 input px -> 0.5 x 8 x 0.5)
+    f.pos = np.tile([85.0 + 2 * 8, 65.0], (4, 1))
+    assert on_movers(f, m) == 0.0
+    # without masks nothing is known to move
+    m.masks = []
+    assert on_movers(f, m) == 0.0
