@@ -14,6 +14,7 @@ from sama_model.backends.lite.actor import (
     Followed,
     back_and_forth,
     centre_path,
+    follow,
     followed_object,
     motion_actor,
     on_movers,
@@ -231,3 +232,19 @@ def test_on_movers_counts_steps_on_the_foreground_in_each_frame_s_own_pixels():
     # without masks nothing is known to move
     m.masks = []
     assert on_movers(f, m) == 0.0
+
+
+def test_follow_takes_the_seed_from_its_own_frame_into_the_middle_frame():
+    # a still cut-out under a camera panning 1.5 px a frame right (0.45 down): seeded in the first
+    # sampled frame at its true place there, it is followed at its true place in the middle frame
+    # (sampled frame 12, input frame 16: (137.5, 113.25)) in every frame. The movers' maps are in
+    # their half-size pixels; taking them as the following pixels put the seed 11.5 px off.
+    clip = actor_clip("still")
+    m = movers(clip, local=True)
+    i0, ir = int(m.idx[0]), int(m.idx[12])
+    assert np.allclose(m.maps[12], np.eye(3)) and m.scale == 0.5
+    centre = np.array([260.0 - 100 - 1.5 * i0, 180.0 - 60 - 0.45 * i0])
+    f = follow(clip, m, 0, centre, 28.0)
+    FRAME_MEMO.clear()
+    assert f.steps == list(range(24))
+    assert np.abs(f.pos - [260.0 - 100 - 1.5 * ir, 180.0 - 60 - 0.45 * ir]).max() <= 0.5

@@ -113,7 +113,7 @@ def follow(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: floa
     coordinates) with ``radius`` through all sampled frames, forward and backward from ``k0``."""
     n = len(m.idx)
     s = _grey(clip.frames[0]).shape[1] / clip.frames.shape[2]  # following pixels per input pixel
-    hm0 = _scale_map(m.maps[k0], s) if m.maps else np.eye(3)
+    hm0 = _scale_map(m.maps[k0], s / m.scale) if m.maps else np.eye(3)  # maps are in the movers' pixels
     c0 = cv2.perspectiveTransform((np.asarray(centre, np.float64) * s).reshape(1, 1, 2), hm0).reshape(2)
     r = radius * s
     half = max(5, int(np.rint(0.55 * r)))
