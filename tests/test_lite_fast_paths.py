@@ -12,7 +12,7 @@ import pytest
 from sama_model.backends.lite.colours import _color_codes_plain, color_codes, color_name
 from sama_model.backends.lite.common import FRAME_MEMO, median_u8, order_stats, resize_max
 from sama_model.backends.lite.movers import _warp
-from sama_model.backends.lite.segmentation import Segmenter, colour_rarity
+from sama_model.backends.lite.segmentation import Segmenter, colour_centres, colour_rarity
 from sama_model.backends.lite.trajectory import OSC_FREQS_HZ, OSC_PHASES, _phases
 
 
@@ -76,12 +76,8 @@ def _colour_rarity_plain(lab: np.ndarray, clusters: int = 16, inner: int = 31, o
     h, w = lab.shape[:2]
     x = lab.reshape(-1, 3)
     n = len(x)
-    step = max(1, n // sample)
-    sub = np.ascontiguousarray(x[step // 2:: step][:sample])
-    k = int(min(clusters, len(sub)))
-    cv2.setRNGSeed(12345)
-    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
-    _, _, centres = cv2.kmeans(sub, k, None, crit, 1, cv2.KMEANS_PP_CENTERS)
+    centres = colour_centres(x, clusters, sample)  # the same quantisation: the fast path is what differs
+    k = len(centres)
     diff = x[None, :, :] - centres[:, None, :]
     d2 = (diff[..., 0] * diff[..., 0] + diff[..., 1] * diff[..., 1]) + diff[..., 2] * diff[..., 2]
     lbl = np.argmin(d2, axis=0)

@@ -35,15 +35,15 @@ _BUCKET_CODE = np.array([[6, 5], [7, 5], [8, 8], [9, 9], [10, 10], [11, 11], [4,
 
 
 def _reds_greys_dark(code: np.ndarray, h: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """The rules that override a hue bucket, in order (the plain form ends with them, and
-    :func:`color_codes` applies the same rules as selections): reds split into pink, brown and red; low saturation is white, grey or black; low value
-    is black. Writes into ``code`` and returns it."""
-    red = (h < 15) | (h >= 340)
-    code[red] = np.where((s[red] < 0.55) & (v[red] > 0.75), 4, np.where(v[red] < 0.5, 5, 3))
-    grey = s < 0.2
-    code[grey] = np.where(v[grey] > 0.8, 1, np.where(v[grey] < 0.3, 0, 2))
+    """The rules that override a hue bucket, in order (both forms of :func:`color_codes` end with
+    them): reds split into pink, brown and red; low saturation is white, grey or black; low value
+    is black. Whole-array selections, no boolean gathers and scatters (the segmenter and the movers
+    name a few hundred pixels per object, where the number of array operations is the cost);
+    returns new int8 codes."""
+    code = np.where((h < 15) | (h >= 340), np.where((s < 0.55) & (v > 0.75), 4, np.where(v < 0.5, 5, 3)), code)
+    code = np.where(s < 0.2, np.where(v > 0.8, 1, np.where(v < 0.3, 0, 2)), code)
     code[v < 0.22] = 0
-    return code
+    return code.astype(np.int8, copy=False)
 
 
 def color_codes(rgb: np.ndarray) -> np.ndarray:
@@ -51,10 +51,8 @@ def color_codes(rgb: np.ndarray) -> np.ndarray:
 
     Rules on hue/saturation/value: low value is black, low saturation is white/grey/black,
     otherwise hue buckets, with dark oranges/reds as brown and pale reds/magentas as pink.
-    (The hue buckets are one sorted look-up and every rule is a whole-array selection, no
-    boolean gathers and scatters: the same codes as :func:`_color_codes_plain` for every 8-bit
-    colour, checked exhaustively; the segmenter and the movers name a few hundred pixels per
-    object, where the number of array operations, not their size, is the cost.)
+    (The hue buckets are one sorted look-up and every rule a whole-array selection: the same
+    codes as :func:`_color_codes_plain` for every 8-bit colour, checked exhaustively.)
     """
     x = np.asarray(rgb, np.float32).reshape(-1, 3) / 255.0
     r, g, b = x[:, 0], x[:, 1], x[:, 2]
@@ -68,11 +66,7 @@ def color_codes(rgb: np.ndarray) -> np.ndarray:
         return _color_codes_plain(rgb)
     bucket = np.searchsorted(_HUE_EDGES, h, side="right")
     code = _BUCKET_CODE[bucket, (v < _DARK_BELOW[bucket]).view(np.uint8)]
-    # the overrides of :func:`_reds_greys_dark`, in its order, as selections
-    code = np.where((h < 15) | (h >= 340), np.where((s < 0.55) & (v > 0.75), 4, np.where(v < 0.5, 5, 3)), code)
-    code = np.where(s < 0.2, np.where(v > 0.8, 1, np.where(v < 0.3, 0, 2)), code)
-    code[v < 0.22] = 0
-    return code.astype(np.int8, copy=False).reshape(np.asarray(rgb).shape[:-1])
+    return _reds_greys_dark(code, h, s, v).reshape(np.asarray(rgb).shape[:-1])
 
 
 def _color_codes_plain(rgb: np.ndarray) -> np.ndarray:

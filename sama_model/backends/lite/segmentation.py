@@ -160,6 +160,18 @@ def _overlaps(a: "Segment", b: "Segment") -> bool:
     return inside or box_iou(a.box, b.box) > 0.3
 
 
+def colour_centres(x: np.ndarray, clusters: int = 16, sample: int = 3000) -> np.ndarray:
+    """k-means centres of the (N, 3) float32 colours ``x``, at most ``clusters``, fitted on an evenly
+    spaced sample of ``sample`` pixels with a fixed seed (deterministic: a frame always gets the
+    same quantisation)."""
+    step = max(1, len(x) // sample)
+    sub = np.ascontiguousarray(x[step // 2 :: step][:sample])
+    cv2.setRNGSeed(12345)
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
+    _, _, centres = cv2.kmeans(sub, int(min(clusters, len(sub))), None, crit, 1, cv2.KMEANS_PP_CENTERS)
+    return centres
+
+
 def colour_rarity(
     lab: np.ndarray, clusters: int = 16, inner: int = 31, outer: int = 91, sigma: float = 9.0, sample: int = 3000
 ) -> np.ndarray:
@@ -176,12 +188,8 @@ def colour_rarity(
     h, w = lab.shape[:2]
     x = lab.reshape(-1, 3)
     n = len(x)
-    step = max(1, n // sample)
-    sub = np.ascontiguousarray(x[step // 2 :: step][:sample])
-    k = int(min(clusters, len(sub)))
-    cv2.setRNGSeed(12345)
-    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
-    _, _, centres = cv2.kmeans(sub, k, None, crit, 1, cv2.KMEANS_PP_CENTERS)
+    centres = colour_centres(x, clusters, sample)
+    k = len(centres)
     # Squared colour distance to each centre, one contiguous row per cluster, channel by channel
     # into preallocated rows ((dL^2 + da^2) + db^2 in float32, the same sums as a per-pixel dot
     # product): a third of the time of broadcasting (N, 3) - centre per cluster.

@@ -95,8 +95,9 @@ def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gat
         active = still
         matched: set[int] = set()
         if active and segs:
-            cost = np.array([[_cost(t, s, step, diag, gate, colour_weight, pred) for s in segs]
-                             for t, pred in ((t, t.predict(step)) for t in active)])
+            preds = [t.predict(step) for t in active]
+            cost = np.array([[_cost(t, s, step, diag, gate, colour_weight, p) for s in segs]
+                             for t, p in zip(active, preds)])
             rows, cols = linear_sum_assignment(cost)
             for r, c in zip(rows, cols):
                 if cost[r, c] < _BIG:
