@@ -248,3 +248,74 @@ def test_follow_takes_the_seed_from_its_own_frame_into_the_middle_frame():
     FRAME_MEMO.clear()
     assert f.steps == list(range(24))
     assert np.abs(f.pos - [260.0 - 100 - 1.5 * ir, 180.0 - 60 - 0.45 * ir]).max() <= 0.5
+
+
+def _set_aside_scene(monkeypatch, plans):
+    """motion_actor over constructed movers (6 sampled frames, foreground in a 6x6 square of the half-size
+    masks at (40..45, 30..35) in every frame, no camera) and seeds whose follows are scripted: each plan is
+    (track id, steps off the foreground, median match). A scripted follow yields steps 0..5 at input
+    (85, 65) (on the square) or 40 px right of it (off), and counts the steps it was asked for."""
+    masks = [np.zeros((60, 80), np.uint8) for _ in range(6)]
+    for mk in masks:
+        mk[30:36, 40:46] = 1
+    m = Movers([], np.arange(6), np.arange(6) / 8.0, np.zeros((6, 2)), masks, [], [np.eye(3)] * 6, 0.5)
+    asked = [0] * len(plans)
+
+    def following(clip, m_, k0, centre, radius, min_texture=0.0):
+        i = int(centre[0])
+        _tid, off, score = plans[i]
+        pos = np.array([[85.0 + 40.0 * (k in off), 65.0] for k in range(6)])
+        for k in range(6):
+            asked[i] += 1
+            yield k, pos[k]
+        return Followed(list(range(6)), pos, np.zeros(6), np.ones(6), np.full(6, score), 8.0, 30.0,
+                        np.arange(6) / 8.0, (160, 120), 6)
+
+    monkeypatch.setattr(actor_mod, "movers", lambda *a, **k: m)
+    monkeypatch.setattr(actor_mod, "actor_seeds",
+                        lambda clip, m_: iter([(tid, (0, np.array([float(i), 0.0]), 8.0)) for i, (tid, _o, _s) in enumerate(plans)]))
+    monkeypatch.setattr(actor_mod, "following", following)
+    return asked
+
+
+def test_a_follow_off_the_foreground_is_set_aside_until_no_later_seed_is_on_it(monkeypatch):
+    # seed 7 leaves the foreground at step 2: set aside after 3 steps; seed 8 is on it throughout and is taken
+    asked = _set_aside_scene(monkeypatch, [(7, {2}, 0.9), (8, set(), 0.9)])
+    got = motion_actor(None)
+    assert (got["seed_track"], got["on_movers"], asked) == (8, 1.0, [3, 6])
+    # no seed on the foreground throughout (seed 9 is, but lost its texture: median match 0.3): the first
+    # set aside is resumed and taken (5 of 6 steps on), the second is never resumed
+    asked = _set_aside_scene(monkeypatch, [(7, {2}, 0.9), (8, {4}, 0.9), (9, set(), 0.3)])
+    got = motion_actor(None)
+    assert (got["seed_track"], got["on_movers"], asked) == (7, 0.833, [6, 5, 6])
+    # the first set aside lost its texture once resumed: the next one is resumed and taken
+    asked = _set_aside_scene(monkeypatch, [(7, {2}, 0.3), (8, {0, 1}, 0.9)])
+    got = motion_actor(None)
+    assert (got["seed_track"], got["on_movers"], asked) == (8, 0.667, [6, 6])
+
+
+def test_follow_skips_tries_that_cannot_beat_a_near_perfect_match(monkeypatch):
+    # a turned or scaled try scores at most 1 less its cost, so once the plain match is that good they are
+    # not tried: the same follow (every step, position, angle, scale and score) with fewer matches
+    clip = actor_clip("slide")
+    m = movers(clip, local=True)
+    k0, centre, radius = seed_point(max(m.tracks, key=lambda t: len(t.steps)), len(m.idx))
+    real = cv2.matchTemplate
+    calls = [0]
+
+    def counted(*a):
+        calls[0] += 1
+        return real(*a)
+
+    monkeypatch.setattr(actor_mod.cv2, "matchTemplate", counted)
+    got = follow(clip, m, k0, centre, radius)
+    skipped, calls[0] = calls[0], 0
+    monkeypatch.setattr(actor_mod, "MATCH_CEILING", 9.0)  # every try made
+    full = follow(clip, m, k0, centre, radius)
+    FRAME_MEMO.clear()
+    for field in ("pos", "angle", "scale", "score"):
+        assert np.array_equal(getattr(got, field), getattr(full, field))
+    assert got.steps == full.steps and len(got.steps) == 24
+    # 23 steps after the seed's: 59 matches instead of 23 x 17 (no turn, 12 turns, 4 scales; the turn that
+    # lands on the kept angle is the no-turn match and never tried)
+    assert (skipped, calls[0]) == (59, 391)

@@ -28,7 +28,7 @@ seed 0 (:mod:`mvx_tasks.real_composite`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -77,6 +77,7 @@ FOLLOW_SCALES = (0.85, 0.92, 1.0, 1.08, 1.17)  # size change tried per step arou
 FOLLOW_SCALE_COST = 0.02  # match score a scale change must gain over keeping the size
 FOLLOW_TURN_COST = 0.01  # match score a turn must gain over keeping the angle
 FOLLOW_MIN_SCORE = 0.3  # a normalised correlation below this loses the actor for that frame
+MATCH_CEILING = 1.0  # the highest score cv2.TM_CCOEFF_NORMED returns (it clamps rounding overshoot)
 
 
 @dataclass
@@ -111,8 +112,31 @@ def _registered(clip: VideoClip, m: Movers, k: int) -> np.ndarray:
 def follow(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: float) -> Followed:
     """Follow the textured object at ``centre`` (input pixels, in sampled frame ``k0``'s own
     coordinates) with ``radius`` through all sampled frames, forward and backward from ``k0``."""
+    f = _run_out(following(clip, m, k0, centre, radius))
+    assert f is not None  # (no texture floor: a template's std is never below 0)
+    return f
+
+
+def _run_out(run: Generator[tuple[int, np.ndarray], None, Followed | None]) -> Followed | None:
+    """What a :func:`following` generator returns once run to its end."""
+    while True:
+        try:
+            next(run)
+        except StopIteration as stop:
+            return stop.value
+
+
+def following(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: float,
+              min_texture: float = 0.0) -> Generator[tuple[int, np.ndarray], None, Followed | None]:
+    """:func:`follow` one step at a time: yields each followed step (sampled frame, position in input
+    pixels in the middle frame's coordinates) as it is found, and returns the :class:`Followed`;
+    None, without following, when the seed's texture (grey-level std) is below ``min_texture``.
+    Why: :func:`motion_actor` sets a follow aside at its first step off the motion foreground (it
+    can then be the actor only if no later seed is on it throughout) and resumes it only if needed;
+    following every seed to the end was a quarter of the 224-px clip's motion_analyzer call (its
+    rigid corner group leaves the foreground at its 4th step of 24, its first mover at its 15th)."""
     n = len(m.idx)
-    s = _grey(clip.frames[0]).shape[1] / clip.frames.shape[2]  # following pixels per input pixel
+    s = resize_max(clip.frames[0], ROT_SIDE)[0].shape[1] / clip.frames.shape[2]  # following pixels per input pixel
     hm0 = _scale_map(m.maps[k0], s / m.scale) if m.maps else np.eye(3)  # maps are in the movers' pixels
     c0 = cv2.perspectiveTransform((np.asarray(centre, np.float64) * s).reshape(1, 1, 2), hm0).reshape(2)
     r = radius * s
@@ -127,7 +151,11 @@ def follow(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: floa
         mat[:, 2] += half - c0
         return cv2.warpAffine(g0, mat, (2 * half + 1, 2 * half + 1), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REPLICATE)
+    texture = float(template(0.0, 1.0).std())
+    if texture < min_texture:
+        return None
     rec: dict[int, tuple[np.ndarray, float, float, float]] = {k0: (c0.copy(), 0.0, 1.0, 1.0)}
+    yield k0, c0 / s
     for direction in (1, -1):
         pos, vel, ang, sc, omega, miss, last = c0.copy(), np.zeros(2), 0.0, 1.0, 0.0, 0, k0
         k = k0 + direction
@@ -151,13 +179,21 @@ def follow(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: floa
                 # the turn first (around the steady spin's prediction, and no turn), then the size:
                 # a smoothed (scaled) or turned template matches a plain texture a little better
                 # by chance, so a change must earn its keep
+                # Tries that cannot win are skipped (the same best, a third of the matches on the
+                # 224-px clip): a normalised correlation is at most 1 (OpenCV clamps it), so a
+                # turned or scaled try scores at most 1 less its cost, and the first of equal
+                # scores is kept; a turn that lands on the kept angle scores the no-turn match less
+                # its cost.
                 turn = ang + float(np.clip(omega * dt, -60.0, 60.0))
-                tries = [match(ang, sc, 0.0)] + [match(turn + float(da), sc, FOLLOW_TURN_COST)
-                                                 for da in FOLLOW_ANGLES]
-                best = max(tries, key=lambda x: x[0])
-                tries = [best] + [match(best[2], float(np.clip(sc * ds, 0.4, 2.5)), FOLLOW_SCALE_COST)
-                                  for ds in FOLLOW_SCALES if ds != 1.0]
-                best = max(tries, key=lambda x: x[0])
+                best = match(ang, sc, 0.0)
+                if best[0] < MATCH_CEILING - FOLLOW_TURN_COST:
+                    tries = [best] + [match(turn + float(da), sc, FOLLOW_TURN_COST)
+                                      for da in FOLLOW_ANGLES if turn + float(da) != ang]
+                    best = max(tries, key=lambda x: x[0])
+                if best[0] < MATCH_CEILING - FOLLOW_SCALE_COST:
+                    tries = [best] + [match(best[2], float(np.clip(sc * ds, 0.4, 2.5)), FOLLOW_SCALE_COST)
+                                      for ds in FOLLOW_SCALES if ds != 1.0]
+                    best = max(tries, key=lambda x: x[0])
             if best[0] < FOLLOW_MIN_SCORE:
                 miss += 1
                 k += direction
@@ -168,11 +204,12 @@ def follow(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: floa
                 omega = (best[2] - ang) / dt
             pos, ang, sc, miss, last = new, best[2], best[3], 0, k
             rec[k] = (pos.copy(), ang, sc, best[0])
+            yield k, pos / s
             k += direction
     steps = sorted(rec)
     return Followed(steps, np.array([rec[k][0] for k in steps]) / s, np.array([rec[k][1] for k in steps]),
                     np.array([rec[k][2] for k in steps]), np.array([rec[k][3] for k in steps]), radius,
-                    float(template(0.0, 1.0).std()), m.times[np.asarray(steps)],
+                    texture, m.times[np.asarray(steps)],
                     (clip.frames.shape[2], clip.frames.shape[1]), n)
 
 
@@ -436,21 +473,55 @@ def actor_seeds(clip: VideoClip, m: Movers) -> Iterator[tuple[int | None, tuple[
 ACTOR_ON_MOVERS = 1.0
 
 
+def on_foreground(m: Movers, step: int, p: np.ndarray, radius: float) -> bool:
+    """Whether sampled frame ``step`` has motion foreground (``m.masks``) within half ``radius`` of
+    the point ``p`` (input pixels in the middle frame's coordinates), taken back from the middle
+    frame into that frame's own pixels."""
+    if not m.masks:
+        return False
+    rr = max(1, int(0.5 * radius * m.scale))
+    q = np.asarray(p, np.float64) * m.scale
+    if m.maps:
+        q = cv2.perspectiveTransform(q.reshape(1, 1, 2), np.linalg.inv(m.maps[step])).reshape(2)
+    mk = m.masks[step]
+    x, y = int(np.clip(q[0], 0, mk.shape[1] - 1)), int(np.clip(q[1], 0, mk.shape[0] - 1))
+    return bool(mk[max(0, y - rr):y + rr + 1, max(0, x - rr):x + rr + 1].any())
+
+
 def on_movers(f: Followed, m: Movers) -> float:
-    """Share of ``f``'s followed steps with motion foreground (``m.masks``) within half the seed's
-    radius of the followed point, taken back from the middle frame into that frame's own pixels."""
+    """Share of ``f``'s followed steps on the motion foreground (:func:`on_foreground`)."""
     if not m.masks or not f.steps:
         return 0.0
-    rr = max(1, int(0.5 * f.radius * m.scale))
-    hits = 0
-    for st, p in zip(f.steps, f.pos):
-        q = np.asarray(p, np.float64) * m.scale
-        if m.maps:
-            q = cv2.perspectiveTransform(q.reshape(1, 1, 2), np.linalg.inv(m.maps[st])).reshape(2)
-        mk = m.masks[st]
-        x, y = int(np.clip(q[0], 0, mk.shape[1] - 1)), int(np.clip(q[1], 0, mk.shape[0] - 1))
-        hits += bool(mk[max(0, y - rr):y + rr + 1, max(0, x - rr):x + rr + 1].any())
-    return hits / len(f.steps)
+    return sum(on_foreground(m, st, p, f.radius) for st, p in zip(f.steps, f.pos)) / len(f.steps)
+
+
+def _kept(f: Followed | None, n: int) -> bool:
+    """Whether a follow kept its texture: followed through enough of the ``n`` sampled frames with a
+    good enough median match (the texture floor is :func:`following`'s)."""
+    return f is not None and len(f.steps) >= ACTOR_MIN_STEPS * n and float(np.median(f.score)) >= ACTOR_MIN_MATCH
+
+
+class _Run:
+    """A seed's follow (a :func:`following` generator) with its steps off the motion foreground
+    counted, so it can be set aside and resumed."""
+
+    def __init__(self, tid: int | None, radius: float, run: Generator[tuple[int, np.ndarray], None, Followed | None]):
+        self.tid, self.radius, self.run = tid, radius, run
+        self.off, self.done = 0, False
+        self.f: Followed | None = None
+
+    def advance(self, m: Movers, allowed: float | None) -> bool:
+        """Follow on to the end (True) or, with ``allowed``, until more steps than that are off the
+        foreground (False: set aside, resumable)."""
+        while True:
+            try:
+                step, p = next(self.run)
+            except StopIteration as stop:
+                self.done, self.f = True, stop.value
+                return True
+            self.off += not on_foreground(m, step, p, self.radius)
+            if allowed is not None and self.off > allowed:
+                return False
 
 
 def motion_actor(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict | None:
@@ -463,15 +534,25 @@ def motion_actor(clip: VideoClip, window: Window = (None, None), max_frames: int
     if n < 4:
         return None
     best: tuple[float, int | None, Followed] | None = None
+    allowed = (1.0 - ACTOR_ON_MOVERS) * n  # steps off the foreground a follow of at most n steps may have
+    aside: list[_Run] = []  # in seed order: follows that cannot be on the foreground enough (some unfinished)
     for tid, (k0, centre, radius) in actor_seeds(clip, m):
-        f = follow(clip, m, k0, centre, radius)
-        if f.texture < ACTOR_MIN_TEXTURE or len(f.steps) < ACTOR_MIN_STEPS * n or float(np.median(f.score)) < ACTOR_MIN_MATCH:
-            continue
-        share = on_movers(f, m)
-        if best is None or share >= ACTOR_ON_MOVERS:
-            best = (share, tid, f)
-        if share >= ACTOR_ON_MOVERS:
-            break
+        run = _Run(tid, radius, following(clip, m, k0, centre, radius, ACTOR_MIN_TEXTURE))
+        if run.advance(m, allowed):
+            if not _kept(run.f, n):
+                continue
+            share = on_movers(run.f, m)
+            if share >= ACTOR_ON_MOVERS:
+                best = (share, tid, run.f)
+                break
+        aside.append(run)
+    else:  # none on the foreground throughout: the first that keeps its texture
+        for run in aside:
+            if not run.done:
+                run.advance(m, None)
+            if _kept(run.f, n):
+                best = (on_movers(run.f, m), run.tid, run.f)
+                break
     if best is None:
         return None
     share, tid, f = best
