@@ -333,3 +333,28 @@ def test_spin_rate_sees_through_symmetry_aliasing():
     assert support == 1.0 and abs(rate) == pytest.approx(240.0, abs=25.0)
     rate0, support0 = spin_rate([(float(r), 6, 0.125) for r in (1, -1, 0, 1, 0, -1)])
     assert support0 == 1.0 and abs(rate0) < 10.0
+
+
+def test_rotation_harmonics_measure_each_consecutive_pair_once_per_outline():
+    """A square turned 10 degrees a step (clockwise on screen), then a circle, then a 4-point outline:
+    the square's pairs measure +10 on harmonic 4; a pair with the circle (no angular structure) or the
+    short outline (too few points) measures nothing; every value is rotation_harmonic's, bit for bit."""
+    from sama_model.backends.lite.rotation import rotation_harmonic, rotation_harmonics
+    from sama_model.backends.lite.segmentation import Segment
+
+    def outline(points: np.ndarray) -> Segment:
+        return Segment(box=(0, 0, 1, 1), centroid=(50.0, 50.0), area=1.0, color="", shape="", rgb=(0, 0, 0),
+                       circularity=0.0, solidity=1.0, vertices=0, aspect=1.0, contour=points.astype(np.float32))
+
+    t = np.linspace(0, 2 * np.pi, 200, endpoint=False)
+    r = 20.0 / np.maximum(np.abs(np.cos(t)), np.abs(np.sin(t)))  # a square's radius by angle
+    squares = [outline(np.stack([50 + r * np.cos(t + np.radians(10 * i)), 50 + r * np.sin(t + np.radians(10 * i))], 1))
+               for i in range(3)]
+    circle = outline(np.stack([50 + 20 * np.cos(t), 50 + 20 * np.sin(t)], 1))
+    short = outline(np.array([[40, 40], [60, 40], [60, 60], [40, 60]]))
+    segs = squares + [circle, short]
+    got = rotation_harmonics(segs)
+    assert got == [rotation_harmonic(a, b) for a, b in zip(segs[:-1], segs[1:])]
+    assert [g is None for g in got] == [False, False, True, True]
+    assert [g[1] for g in got[:2]] == [4, 4]
+    assert [g[0] for g in got[:2]] == pytest.approx([10.0, 10.0], abs=0.5)

@@ -133,8 +133,9 @@ def following(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: f
     None, without following, when the seed's texture (grey-level std) is below ``min_texture``.
     Why: :func:`motion_actor` sets a follow aside at its first step off the motion foreground (it
     can then be the actor only if no later seed is on it throughout) and resumes it only if needed;
-    following every seed to the end was a quarter of the 224-px clip's motion_analyzer call (its
-    rigid corner group leaves the foreground at its 4th step of 24, its first mover at its 15th)."""
+    following every seed to the end was a fifth of the 224-px clip's motion_analyzer call (there
+    the first mover leaves the foreground at its 22nd step of 24, the rigid corner group at its 5th;
+    the second mover, on it throughout, is the actor)."""
     n = len(m.idx)
     s = resize_max(clip.frames[0], ROT_SIDE)[0].shape[1] / clip.frames.shape[2]  # following pixels per input pixel
     hm0 = _scale_map(m.maps[k0], s / m.scale) if m.maps else np.eye(3)  # maps are in the movers' pixels

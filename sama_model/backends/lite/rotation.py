@@ -43,13 +43,29 @@ def rotation_step(a: Segment, b: Segment) -> float | None:
 def rotation_harmonic(a: Segment, b: Segment) -> tuple[float, int] | None:
     """(rotation as in :func:`rotation_step`, the harmonic k it was measured on): the rotation is
     only known modulo 360/k degrees."""
-    sa, sb = _signature(a), _signature(b)
-    if sa is None or sb is None:
+    return _harmonic(_spectrum(a), _spectrum(b))
+
+
+def rotation_harmonics(segments: list[Segment]) -> list[tuple[float, int] | None]:
+    """:func:`rotation_harmonic` of each pair of consecutive segments, every outline's signature
+    and spectrum computed once (not twice: a track's spin test, a few per cent of a motion call)."""
+    spectra = [_spectrum(s) for s in segments]
+    return [_harmonic(a, b) for a, b in zip(spectra[:-1], spectra[1:])]
+
+
+def _spectrum(seg: Segment) -> tuple[np.ndarray, int] | None:
+    """The outline signature's Fourier spectrum and its length (None for too short an outline)."""
+    sig = _signature(seg)
+    return None if sig is None else (np.fft.rfft(sig), len(sig))
+
+
+def _harmonic(a: tuple[np.ndarray, int] | None, b: tuple[np.ndarray, int] | None) -> tuple[float, int] | None:
+    if a is None or b is None:
         return None
-    fa, fb = np.fft.rfft(sa), np.fft.rfft(sb)
+    (fa, n), (fb, _) = a, b
     power = np.abs(fa[2:13]) * np.abs(fb[2:13])
     k = int(np.argmax(power)) + 2
-    if np.sqrt(power[k - 2]) / len(sa) < 0.02:  # no angular structure: a circle
+    if np.sqrt(power[k - 2]) / n < 0.02:  # no angular structure: a circle
         return None
     return float(-np.degrees(np.angle(fb[k] / fa[k])) / k), k
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotation import SPIN_MIN_RATE, SPIN_SUPPORT, rotation_harmonic, spin_rate
+from .rotation import SPIN_MIN_RATE, SPIN_SUPPORT, rotation_harmonics, spin_rate
 from .tracker import Track
 
 
@@ -99,7 +99,7 @@ def classify_track(track: Track, times: np.ndarray, offsets: np.ndarray, frame_w
     elif trend_fit >= SIZE_TREND_FIT and ratio < 1 / SIZE_TREND_RATIO:
         patterns.append("shrinking")
     # spin
-    found = [rotation_harmonic(a, b) for a, b in zip(track.segments[:-1], track.segments[1:])]
+    found = rotation_harmonics(track.segments)
     rots = [(f[0], f[1], float(t[i + 1] - t[i])) for i, f in enumerate(found) if f is not None]
     spin = 0.0
     if len(rots) >= 3:
