@@ -71,7 +71,8 @@ def travel(m: Movers, track: Track) -> float:
 
 
 def translating(m: Movers) -> list[Track]:
-    """Persistent tracks that travel across the background: what a count of moving objects counts."""
+    """Persistent tracks that travel across the background, track by track (:func:`mover_counts` joins an
+    object's short tracks first, see :func:`chains`)."""
     return [t for t in m.independent() if travel(m, t) >= MIN_TRAVEL_SIZES]
 
 
