@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.common import FRAME_MEMO, window_indices
-from sama_model.backends.lite.mover_count import (PointTrack, _moves, chains, combined_count, edge_share,
-                                                  foreground_share, most_at_once, mover_counts, rigid_groups)
-from sama_model.backends.lite.movers import Movers, camera_chain, movers
+from sama_model.backends.lite.mover_count import (PointTrack, _moves, combined_count, edge_share, foreground_share,
+                                                  most_at_once, mover_counts, rigid_groups)
+from sama_model.backends.lite.movers import camera_chain, movers
 from sama_model.backends.lite.segmentation import Segment
 from sama_model.backends.lite.tracker import Track
 from scenes import make_clip, textured_image
@@ -178,38 +178,3 @@ def test_a_patch_cut_by_the_frame_edge_is_no_region_mover(n_moving):
     assert got["estimates"] == {"regions": n_moving, "points": n_moving + 1}
     assert got["count"] == n_moving + 1 and len(got["tracks"]) == n_moving
     assert edge[0].id not in {t["id"] for t in got["tracks"]}
-
-
-def test_most_at_once_needs_two_together_for_hold_frames():
-    """Two tracks that overlap in 2 sampled frames (a hand-over of one object) are one object with hold 3,
-    two with hold 1; overlapping in 4 frames they are two either way."""
-    assert most_at_once(24, [(0, 10), (8, 24)]) == 2
-    assert most_at_once(24, [(0, 10), (8, 24)], hold=3) == 1
-    assert most_at_once(24, [(0, 10), (6, 24)], hold=3) == 2
-    assert most_at_once(24, [(0, 10), (6, 24), (6, 8)], hold=3) == 2 and most_at_once(24, [], hold=3) == 0
-
-
-def _moving_track(steps: list[int], x0: float, vx: float, y: float = 100.0, side: float = 20.0) -> Track:
-    """A 20-px box moving vx px per sampled frame along y, seen at ``steps`` (x0 at step 0)."""
-    segs = []
-    for st in steps:
-        cx = x0 + vx * st
-        b = (cx - side / 2, y - side / 2, cx + side / 2, y + side / 2)
-        segs.append(Segment(box=b, centroid=(cx, y), area=side * side, color="grey", shape="blob", rgb=(128, 128, 128),
-                            circularity=0.5, solidity=0.9, vertices=0, aspect=1.0))
-    return Track(id=steps[0], steps=list(steps), segments=segs)
-
-
-def test_chains_join_the_fragments_of_one_object():
-    """One object moving 5 px a frame seen as three fragments (steps 0-5, 9-14 after a 4-frame gap, 14-19
-    starting in the fragment's last frame) is one chain of 18 steps travelling 95 px = 4.75 sizes; a
-    fragment 60 px off the path, and one after a 7-frame gap, start chains of their own."""
-    m = Movers(tracks=[], idx=np.arange(24), times=np.arange(24) / 8.0, offsets=np.zeros((24, 2)), masks=[], chain=[],
-               maps=[], scale=1.0)
-    parts = [_moving_track(list(range(0, 6)), 50, 5), _moving_track(list(range(9, 15)), 50, 5),
-             _moving_track(list(range(14, 20)), 50, 5), _moving_track(list(range(6, 12)), 50, 5, y=160.0)]
-    got = chains(m, parts)
-    assert [(c.span, c.steps) for c in got] == [((0, 20), 18), ((6, 12), 6)]
-    assert got[0].travel() == pytest.approx(95 / 20)
-    late = chains(m, [_moving_track(list(range(0, 6)), 50, 5), _moving_track(list(range(12, 18)), 50, 5)])
-    assert [c.span for c in late] == [(0, 6), (12, 18)]

@@ -7,9 +7,8 @@ constants. The two counts:
 1. **Background-model tracks** (:func:`translating`): persistent tracks whose path *in the scene*
    (camera removed, :func:`.movers.scene_path`) spans :data:`MIN_TRAVEL_SIZES` of their size (a
    rotating globe or waving grass moves in place) and that keep off the frame's edge
-   (:func:`edge_share`: the background model's weak border), with the short tracks of one object found
-   only now and then joined first (:func:`chains`); the count is the most such chains alive together for
-   :data:`REGION_HOLD` frames (:func:`most_at_once`: an object lost and found again is one object).
+   (:func:`edge_share`: the background model's weak border); the count is the most such tracks alive at once
+   (:func:`most_at_once`: an object lost and found again is one object).
 2. **Rigid point groups** (:func:`point_tracks`, :func:`rigid_groups`): corners followed through
    the sampled frames and mapped into the scene; those that move on their own and keep a constant
    offset from each other are one rigid object. The background model loses an object that dwells
@@ -71,8 +70,7 @@ def travel(m: Movers, track: Track) -> float:
 
 
 def translating(m: Movers) -> list[Track]:
-    """Persistent tracks that travel across the background, track by track (:func:`mover_counts` joins an
-    object's short tracks first, see :func:`chains`)."""
+    """Persistent tracks that travel across the background: what a count of moving objects counts."""
     return [t for t in m.independent() if travel(m, t) >= MIN_TRAVEL_SIZES]
 
 
@@ -260,85 +258,13 @@ def foreground_share(group: list[PointTrack], masks: list[np.ndarray]) -> float:
     return hit / total if total else 0.0
 
 
-def most_at_once(n: int, spans: list[tuple[int, int]], hold: int = 1) -> int:
-    """Most spans [first, last) alive together in at least ``hold`` sampled frames: an object seen as one
-    track, lost, then found as another is counted once; two objects seen together are two. With
-    ``hold`` > 1, two tracks of one object that overlap for a frame or two while one hands over to the
-    other are not two objects (see :data:`REGION_HOLD`)."""
-    if not spans:
-        return 0
+def most_at_once(n: int, spans: list[tuple[int, int]]) -> int:
+    """Most spans [first, last) alive at one sampled frame: an object seen as one track, lost, then
+    found as another is counted once; two objects seen together are two."""
     alive = np.zeros(max(n, 1), int)
     for a, b in spans:
         alive[a:b] += 1
-    return int(np.sort(alive)[::-1][min(max(hold, 1), len(alive)) - 1])
-
-
-#: fragments of one object's background-model track are joined into one chain (see :func:`chains`): a
-#: fragment that starts at most CHAIN_GAP sampled frames after a chain's last one ends (or in the same
-#: frame), within CHAIN_DIST of its sizes of where the chain was heading (the allowance growing by a
-#: quarter a missed frame). Why: a cut-out that the foreground finds in only some frames is tracked as
-#: several short tracks, each under the persistence cut-off, and which of them pass it changes with the
-#: codec's noise. Real-footage composite seeds 7, 1, 3, 4, 8, 9 (with seeds 5, 6 only to reject):
-#: CNT questions 107 -> 110 of 140 (with REGION_HOLD 111), answers changed by CRF 30 on seeds 1, 3, 8, 9
-#: 11 -> 6 of 72 (with REGION_HOLD 5); CHAIN_GAP 5: 9 changes, 8: 6, 12: 7; CHAIN_DIST 1.5-3 the same.
-CHAIN_GAP = 6
-CHAIN_DIST = 2.0
-#: the region count is the most chains alive together in at least REGION_HOLD sampled frames (see
-#: :func:`most_at_once`); seeds as above: 1 -> 3 moved questions 110 -> 111, changes 6 -> 5 of 72 (4-5:
-#: the same changes, 1-4 questions fewer)
-REGION_HOLD = 3
-
-
-@dataclass
-class Chain:
-    """Background-model tracks of one object, one after another in time (see :func:`chains`)."""
-
-    tracks: list[Track]
-    scene: np.ndarray  # [sum of steps, 2] the tracks' scene paths, concatenated (input pixels)
-
-    @property
-    def steps(self) -> int:
-        return sum(len(t.steps) for t in self.tracks)
-
-    @property
-    def span(self) -> tuple[int, int]:
-        return self.tracks[0].steps[0], self.tracks[-1].steps[-1] + 1
-
-    def travel(self) -> float:
-        """Extent of the joined scene path in the tracks' (median) sizes (see :func:`travel`)."""
-        size = float(np.median(np.concatenate([np.sqrt(t.areas()) for t in self.tracks])))
-        return float(np.linalg.norm(self.scene.max(0) - self.scene.min(0))) / max(size, 1.0)
-
-
-def chains(m: Movers, tracks: list[Track]) -> list[Chain]:
-    """Tracks joined into chains, in order of their first frame: each is appended to the chain whose last
-    track ended at most :data:`CHAIN_GAP` sampled frames before it starts (gap 0: the same frame) and whose
-    last position, carried on at its last velocity, is nearest to its first, within :data:`CHAIN_DIST`
-    sizes (x (1 + 0.25 (gap - 1))); otherwise it starts a chain."""
-    paths = {id(t): (scene_path(m, t) if m.maps else t.centroids()) for t in tracks}
-    out: list[list[Track]] = []
-    for t in sorted(tracks, key=lambda t: t.steps[0]):
-        start = paths[id(t)][0]
-        size = float(np.sqrt(np.median(t.areas())))
-        best, best_d = None, None
-        for c in out:
-            last = c[-1]
-            gap = t.steps[0] - last.steps[-1]
-            if gap < 0 or gap > CHAIN_GAP:
-                continue
-            p = paths[id(last)]
-            ahead = p[-1]
-            if len(p) >= 2:
-                ahead = p[-1] + (p[-1] - p[-2]) / max(last.steps[-1] - last.steps[-2], 1) * gap
-            scale = max(size, float(np.sqrt(np.median(last.areas()))), 1.0)
-            d = min(float(np.linalg.norm(start - ahead)), float(np.linalg.norm(start - p[-1]))) / scale
-            if d <= CHAIN_DIST * (1 + 0.25 * (gap - 1)) and (best_d is None or d < best_d):
-                best, best_d = c, d
-        if best is None:
-            out.append([t])
-        else:
-            best.append(t)
-    return [Chain(c, np.concatenate([paths[id(t)] for t in c])) for c in out]
+    return int(alive.max()) if spans else 0
 
 
 def combined_count(a: int, b: int) -> int:
@@ -361,33 +287,23 @@ def mover_counts(clip: VideoClip, window: Window = (None, None), max_frames: int
     touching objects and loses one that dwells, corners miss a flat object and see parallax; on the
     real-footage composite seeds 7, 1, 3, 4 the join is exact for 62 % of 300 videos (54 % before the
     edge rule, :func:`edge_share`), CNT questions 49/60 (47/60; see :func:`combined_count`).
-    ``near_threshold`` lists the tracks within 25 % of a cut-off (a chain's travel and persistence, by its
-    first track's id; edge share),
+    ``near_threshold`` lists the tracks within 25 % of a cut-off (travel, persistence, edge share),
     "foreground share" when a group's share is within 25 % of :data:`POINT_ON_FG`, and "estimates" when
     the two estimates differ (the joined count could be one off)."""
     m = movers(clip, window, max_frames)
     need = max(3, int(np.ceil(MIN_TRACK_SHARE * len(m.idx))))
     height, width = clip.frames.shape[1:3]
-    near: list = []
-    pieces = []
+    counted, near = [], []
     for t in m.tracks:
-        if len(t.steps) < 3:
-            continue
+        trav, steps = travel(m, t), len(t.steps)
         edge = edge_share(t, width, height)
-        if edge < EDGE_SHARE:
-            pieces.append(t)
-        if abs(edge - EDGE_SHARE) < 0.25 * EDGE_SHARE and len(t.steps) >= need and travel(m, t) >= MIN_TRAVEL_SIZES:
-            near.append(t.id)
-    kept = []
-    for c in chains(m, pieces):
-        trav, steps = c.travel(), c.steps
-        if steps >= need and trav >= MIN_TRAVEL_SIZES:
-            kept.append(c)
+        if steps >= need and trav >= MIN_TRAVEL_SIZES and edge < EDGE_SHARE:
+            counted.append(t)
         if (abs(trav - MIN_TRAVEL_SIZES) < 0.25 * MIN_TRAVEL_SIZES and steps >= need) or (
-                abs(steps - need) <= max(1, need // 4) and trav >= MIN_TRAVEL_SIZES):
-            near.append(c.tracks[0].id)
-    counted = [t for c in kept for t in c.tracks]
-    by_regions = most_at_once(len(m.idx), [c.span for c in kept], REGION_HOLD)
+                abs(steps - need) <= max(1, need // 4) and trav >= MIN_TRAVEL_SIZES) or (
+                abs(edge - EDGE_SHARE) < 0.25 * EDGE_SHARE and steps >= need and trav >= MIN_TRAVEL_SIZES):
+            near.append(t.id)
+    by_regions = most_at_once(len(m.idx), [(t.steps[0], t.steps[-1] + 1) for t in counted])
     shares = [(g, foreground_share(g, m.masks)) for g in rigid_groups(point_tracks(clip, m))]
     groups = [g for g, share in shares if share >= POINT_ON_FG]
     if any(abs(share - POINT_ON_FG) < 0.25 * POINT_ON_FG for _, share in shares):
