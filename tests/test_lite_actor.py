@@ -17,6 +17,8 @@ from sama_model.backends.lite.actor import (
     follow,
     followed_object,
     motion_actor,
+    _Run,
+    following,
     on_movers,
     rigid_seed,
     rotating_fit,
@@ -319,3 +321,52 @@ def test_follow_skips_tries_that_cannot_beat_a_near_perfect_match(monkeypatch):
     # 23 steps after the seed's: 59 matches instead of 23 x 17 (no turn, 12 turns, 4 scales; the turn that
     # lands on the kept angle is the no-turn match and never tried)
     assert (skipped, calls[0]) == (59, 391)
+
+
+def _scripted_follow(order, pos_by_step, radius=8.0):
+    """A following generator that yields the steps in ``order`` (the seed's, then forward, then backward)
+    at ``pos_by_step`` and returns the Followed of them (steps sorted), as :func:`following` does."""
+    for k in order:
+        yield k, pos_by_step[k]
+    steps = sorted(order)
+    n = len(pos_by_step)
+    return Followed(steps, np.array([pos_by_step[k] for k in steps]), np.zeros(len(steps)), np.ones(len(steps)),
+                    np.ones(len(steps)), radius, 30.0, np.array(steps) / 8.0, (160, 120), n)
+
+
+def test_a_follow_s_share_on_the_foreground_is_counted_as_it_comes():
+    # the share motion_actor takes from the steps counted off the foreground while following (set aside
+    # and resumed or not) is on_movers' float, bit for bit: 7 steps followed from step 3 (forward, then
+    # backward), the square of the on_movers test (shifted by the camera in frame 1) in frames 0-5, none in 6;
+    # the point leaves the square in frame 4 -> 5 of 7 on
+    masks = [np.zeros((60, 80), np.uint8) for _ in range(7)]
+    for k in (0, 2, 3, 4, 5):
+        masks[k][30:36, 40:46] = 1
+    masks[1][30:36, 50:56] = 1
+    maps = [np.eye(3) for _ in range(7)]
+    maps[1] = np.array([[1.0, 0, -10], [0, 1, 0], [0, 0, 1]])
+    m = Movers([], np.arange(7), np.arange(7) / 8.0, np.zeros((7, 2)), masks, [], maps, 0.5)
+    pos = {k: np.array([85.0 + 16.0 * (k == 4), 65.0]) for k in range(7)}
+    order = [3, 4, 5, 6, 2, 1, 0]
+    for allowed in (None, 0.0, 1.0, 2.0):
+        run = _Run(7, 8.0, _scripted_follow(order, pos))
+        while not run.advance(m, allowed):
+            allowed = None  # set aside, then resumed to the end
+        assert run.f.steps == list(range(7)) and run.off == 2
+        assert run.share() == on_movers(run.f, m) == 5 / 7
+    m.masks = []  # nothing known to move
+    run = _Run(7, 8.0, _scripted_follow(order, pos))
+    run.advance(m, None)
+    assert run.share() == on_movers(run.f, m) == 0.0
+    # a real follow (a sliding cut-out under a panning camera), seeded on the cut-out and beside it
+    clip = actor_clip("slide")
+    mv = movers(clip, local=True)
+    k0, centre, radius = seed_point(max(mv.tracks, key=lambda t: len(t.steps)), len(mv.idx))
+    shares = []
+    for c in (centre, centre + [3.0 * radius, 0.0]):
+        run = _Run(None, radius, following(clip, mv, k0, c, radius))
+        run.advance(mv, None)
+        shares.append(run.share())
+        assert run.share() == on_movers(run.f, mv)
+    FRAME_MEMO.clear()
+    assert shares[0] == 1.0 and shares[1] < 1.0

@@ -33,7 +33,7 @@ backdrop rule on seeds 7, 1, 3 and 4.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -80,6 +80,16 @@ class Movers:
     chain: list[np.ndarray]  # per step, the camera's 3x3 map to the next sampled frame (small-frame pixels)
     maps: list[np.ndarray]  # per step, the 3x3 map into the middle frame (small-frame pixels), refined
     scale: float  # small-frame pixels per input pixel
+    _inverse: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False, compare=False)
+
+    def from_middle(self, step: int) -> np.ndarray:
+        """``np.linalg.inv(self.maps[step])`` (the middle frame's pixels into frame ``step``'s), inverted
+        once per step: the motion actor asks it for every followed step of every seed."""
+        m = self.maps[step]
+        hit = self._inverse.get(step)
+        if hit is None or hit[0] is not m:
+            hit = self._inverse[step] = (m, np.linalg.inv(m))
+        return hit[1]
 
     def independent(self, min_share: float = MIN_TRACK_SHARE) -> list[Track]:
         """Tracks seen long enough to be objects moving on their own."""
