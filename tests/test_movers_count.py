@@ -178,3 +178,146 @@ def test_a_patch_cut_by_the_frame_edge_is_no_region_mover(n_moving):
     assert got["estimates"] == {"regions": n_moving, "points": n_moving + 1}
     assert got["count"] == n_moving + 1 and len(got["tracks"]) == n_moving
     assert edge[0].id not in {t["id"] for t in got["tracks"]}
+
+
+def _camera_chain_plain(cells: list[int]) -> list[np.ndarray]:
+    """camera_chain's rule with every pair fitted: identities when the median pair lies in fewer than
+    FLAT_CELLS cells, else each pair's own map (here the identity scaled by its index + 2)."""
+    from sama_model.backends.lite.movers import FLAT_CELLS
+
+    if cells and float(np.median(cells)) < FLAT_CELLS:
+        return [np.eye(3) for _ in cells]
+    return [np.eye(3) * (k + 2) for k in range(len(cells))]
+
+
+def test_camera_chain_decides_a_flat_backdrop_as_soon_as_it_is_certain(monkeypatch):
+    """The flat decision taken once more than half of the pairs lie in few cells gives the very maps of
+    the plain rule (fit every pair, take the median), on every cell count pattern of 1-8 pairs around
+    FLAT_CELLS (ties at the cut-off, even counts whose middle values straddle it), and fits fewer pairs."""
+    import itertools
+
+    from sama_model.backends.lite import movers as movers_mod
+
+    clip = make_clip([np.zeros((8, 8, 3), np.uint8)] * 9)
+    fitted: list[int] = []
+    for n in range(1, 9):
+        for cells in itertools.product([5, 6, 7] if n > 5 else [0, 5, 6, 7, 16], repeat=n):
+            FRAME_MEMO.clear()
+            fitted.clear()
+            by_pair = {(k, k + 1): (np.eye(3) * (k + 2), 0.5, c) for k, c in enumerate(cells)}
+
+            def pair(g0, g1, _it=iter(range(n))):
+                k = next(_it)
+                fitted.append(k)
+                return by_pair[(k, k + 1)]
+
+            monkeypatch.setattr(movers_mod, "_pair", pair)
+            got = camera_chain(clip, np.arange(n + 1))
+            want = _camera_chain_plain(list(cells))
+            assert len(got) == len(want) and all(np.array_equal(a, b) for a, b in zip(got, want)), cells
+            assert fitted == list(range(len(fitted)))
+            few = [c < movers_mod.FLAT_CELLS for c in cells]
+            assert len(fitted) == (next((k + 1 for k in range(n) if sum(few[:k + 1]) > n // 2), n))
+    FRAME_MEMO.clear()
+
+
+def test_inlier_cells_match_the_point_by_point_rule():
+    from sama_model.backends.lite.movers import _cells, _cells_plain
+
+    rng = np.random.default_rng(0)
+    for trial in range(400):
+        h, w = [(120, 160), (90, 160), (160, 120), (168, 224), (7, 5)][trial % 5]
+        q = (rng.random((int(rng.integers(0, 120)), 2)) * [w, h]).astype(np.float32)
+        edges = (rng.integers(0, 5, (min(len(q), 12), 2)) * [w / 4, h / 4]).astype(np.float32)
+        q[:len(edges)] = edges  # on the cell borders (and on the frame's far edge)
+        q[12:24] = np.nextafter(q[12:24], np.float32(0))  # just below them
+        assert _cells(q, w, h) == _cells_plain(q, w, h)
+
+
+def _foreground_plain(clip, idx, maps, local):
+    """movers' background subtraction and local test as they were written before the shared per-map
+    background and the still pairs' differences (issue 19): every frame and neighbour computed afresh."""
+    import cv2
+
+    from sama_model.backends.lite.common import fast_median, median_u8, order_stats
+    from sama_model.backends.lite.movers import (DIFF_FLOOR, EDGE_WEIGHT, LOCAL_STEPS, NOISE_FACTOR, _absdiff_max,
+                                                 _small, _warp)
+
+    smalls = [_small(clip.frames[int(i)]) for i in idx]
+    n = len(idx)
+    h, w = smalls[0].shape[:2]
+    pad_x, pad_y = int(0.25 * w), int(0.25 * h)
+    shift = np.array([[1, 0, pad_x], [0, 1, pad_y], [0, 0, 1]], np.float64)
+    cw, ch = w + 2 * pad_x, h + 2 * pad_y
+    stack = np.empty((n, ch, cw, 3), np.uint8)
+    valid = np.zeros((ch, cw), np.int16)
+    ones = np.full((h, w), 255, np.uint8)
+    for k in range(n):
+        m = shift @ maps[k]
+        stack[k] = cv2.warpPerspective(smalls[k], m, (cw, ch), flags=cv2.INTER_LINEAR,
+                                       borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        inside = cv2.warpPerspective(ones, m, (cw, ch), flags=cv2.INTER_NEAREST) > 0
+        valid += inside
+        stack[k][~inside] = 0 if k % 2 == 0 else 255
+    mosaic = median_u8(stack)
+    seen = (valid >= max(3, n // 3)).astype(np.uint8) * 255
+    k5, k3 = np.ones((5, 5), np.uint8), np.ones((3, 3), np.uint8)
+    masks = []
+    for k in range(n):
+        back = np.linalg.inv(shift @ maps[k])
+        bg = cv2.warpPerspective(mosaic, back, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        ok = cv2.erode(cv2.warpPerspective(seen, back, (w, h), flags=cv2.INTER_NEAREST), k5) > 0
+        d = cv2.erode(_absdiff_max(smalls[k], bg), k5)
+        d[~ok] = 0
+        thr = max(DIFF_FLOOR, NOISE_FACTOR * float(fast_median(d[ok]))) if ok.any() else 255.0
+        gb = cv2.cvtColor(bg, cv2.COLOR_RGB2GRAY)
+        edge = cv2.dilate(cv2.magnitude(cv2.Sobel(gb, cv2.CV_32F, 1, 0, ksize=3),
+                                        cv2.Sobel(gb, cv2.CV_32F, 0, 1, ksize=3)) / 8.0, k5)
+        fg = d > thr + EDGE_WEIGHT * np.maximum(edge - float(fast_median(edge[ok])) if ok.any() else edge, 0)
+        if local:
+            near = []
+            for j in (k + s for s in LOCAL_STEPS if 0 <= k + s < n):
+                m = np.linalg.inv(shift @ maps[k]) @ shift @ maps[j]
+                warped = cv2.warpPerspective(smalls[j], m, (w, h), flags=cv2.INTER_LINEAR,
+                                             borderMode=cv2.BORDER_REPLICATE)
+                near.append(cv2.erode(_absdiff_max(smalls[k], warped), k5))
+            if len(near) >= 2:
+                lo = order_stats(near, (len(near) // 2 - 1 if len(near) > 2 else 0,))[0]
+                lo[~ok] = 0
+                fg |= lo > max(DIFF_FLOOR, NOISE_FACTOR * float(fast_median(lo[ok]))) if ok.any() else False
+        fg = cv2.dilate(fg.astype(np.uint8), k5)
+        masks.append(cv2.morphologyEx(fg, cv2.MORPH_OPEN, k3))
+    return masks
+
+
+@pytest.mark.parametrize("camera", ["still", "whole pixels", "moving", "some equal"])
+def test_foreground_masks_match_the_plain_form(camera):
+    """The background per distinct map and the still pairs' differences made once give the plain form's
+    masks bit for bit (local or not): a still camera (every map the identity), whole-pixel moves, a
+    moving camera (sub-pixel similarities) and maps equal in runs (a camera that stops and moves)."""
+    from sama_model.backends.lite.movers import foreground_masks
+
+    n_moving = 2
+    clip = _pan_clip(_STARTS[:n_moving], _VELS[:n_moving], n_frames=13, pan=0.0)
+    idx = np.arange(13)
+    rng = np.random.default_rng(3)
+    if camera == "still":
+        maps = [np.eye(3) for _ in idx]
+    elif camera == "whole pixels":
+        maps = [np.array([[1.0, 0, float(rng.integers(-3, 4))], [0, 1, float(rng.integers(-3, 4))], [0, 0, 1]])
+                for _ in idx]
+    else:
+        maps = []
+        for k in idx:
+            a = 1 + 0.01 * rng.standard_normal()
+            b = 0.01 * rng.standard_normal()
+            maps.append(np.array([[a, -b, rng.normal(0, 2)], [b, a, rng.normal(0, 2)], [0, 0, 1]]))
+        if camera == "some equal":
+            maps = [maps[k // 4] if k % 3 else np.eye(3) for k in idx]
+    for local in (False, True):
+        FRAME_MEMO.clear()
+        got = foreground_masks(clip, idx, maps, local)
+        want = _foreground_plain(clip, idx, maps, local)
+        assert all(np.array_equal(a, b) for a, b in zip(got, want)) and len(got) == len(want)
+        assert sum(int(m.sum()) for m in got) > 0
+    FRAME_MEMO.clear()
