@@ -273,3 +273,30 @@ def test_lab_table_is_the_channel_scaling_for_every_8_bit_code():
     lab[..., 0] *= 100.0 / 255.0
     lab[..., 1:] -= 128.0
     assert np.array_equal(Segmenter._lab(img), lab)
+
+
+@pytest.mark.parametrize("size, inner, outer", [((168, 224), 31, 91), ((46, 300), 31, 91), ((91, 92), 3, 181),
+                                                ((30, 40), 31, 91), ((120, 64), 1, 5)])
+def test_annulus_counts_are_the_box_filters(size, inner, outer):
+    """colour_rarity's per-cluster annulus counts from one integral image of the reflected labels are
+    the two BORDER_REFLECT box filters' difference bit for bit (labels in blocks, stripes and noise,
+    a label absent, borders within reach of both boxes; a frame smaller than the outer box's reach
+    takes the box filters themselves)."""
+    import cv2
+
+    from sama_model.backends.lite.segmentation import _AnnulusCounts
+
+    h, w = size
+    rng = np.random.default_rng(h * w)
+    labels = rng.integers(0, 5, (h, w)).astype(np.uint8)
+    labels[: h // 2, : w // 3] = 5
+    labels[:, ::7] = 6
+    labels[h // 3 :, w // 2 :] = 7
+    counts = _AnnulusCounts(labels, inner, outer)
+    assert counts.fast == (outer // 2 < min(h, w))
+    for j in range(9):
+        mask = (labels == j).astype(np.uint8)
+        box = cv2.boxFilter(mask, cv2.CV_32F, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
+        box -= cv2.boxFilter(mask, cv2.CV_32F, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
+        got = counts(j)
+        assert got.shape == (h, w) and np.array_equal(got.astype(np.float32), box)
