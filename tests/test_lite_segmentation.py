@@ -249,8 +249,8 @@ def test_flat_candidates_dropped_by_the_rarity_test_are_never_named(monkeypatch)
     seg = Segmenter()
     assert len(seg._flat_candidates(img)) == 35
     calls = []
-    real = segmentation.dominant_color
-    monkeypatch.setattr(segmentation, "dominant_color", lambda pix: calls.append(len(pix)) or real(pix))
+    real = segmentation.dominant_colors
+    monkeypatch.setattr(segmentation, "dominant_colors", lambda sets: calls.extend(len(p) for p in sets) or real(sets))
     assert len(seg.segment(img)) == 6
     assert len(calls) == 6
 
@@ -300,3 +300,23 @@ def test_annulus_counts_are_the_box_filters(size, inner, outer):
         box -= cv2.boxFilter(mask, cv2.CV_32F, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
         got = counts(j)
         assert got.shape == (h, w) and np.array_equal(got.astype(np.float32), box)
+
+
+def test_dominant_colors_of_many_sets_are_each_sets_dominant_color():
+    """One colour vote over concatenated pixel sets (segmenter's batch per frame) gives each set's
+    dominant_color exactly: stripes where a chromatic quarter wins, greys, ties, single pixels, and
+    sets that are not (N, 3) uint8 (float, empty-free but 3-D) taking the per-set path."""
+    from sama_model.backends.lite.colours import dominant_color, dominant_colors
+
+    rng = np.random.default_rng(11)
+    sets = [rng.integers(0, 256, (n, 3)).astype(np.uint8) for n in (1, 2, 3, 7, 40, 191, 1200)]
+    stripes = np.zeros((100, 3), np.uint8)
+    stripes[:25] = RGB["red"]  # a chromatic quarter beats the black cells
+    sets += [stripes, stripes[:99], np.full((10, 3), 128, np.uint8), np.repeat(np.array([RGB["blue"], RGB["green"]], np.uint8), 5, 0)]
+    sets += [np.full((6, 3), v, np.uint8) for v in (0, 255, 60)]
+    want = [dominant_color(p) for p in sets]
+    assert dominant_colors(sets) == want
+    assert dominant_colors(sets[::-1]) == want[::-1]
+    assert dominant_colors(sets[:1]) == want[:1] and dominant_colors([]) == []
+    odd = [sets[5].astype(np.float32), sets[4].reshape(8, 5, 3), sets[3]]
+    assert dominant_colors(odd) == [dominant_color(p) for p in odd]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .colours import dominant_color
+from .colours import dominant_colors
 from .common import FRAME_MEMO, fast_median, resize_max
 from .shapes import _central_hole, classify_shape
 
@@ -423,31 +423,34 @@ class Segmenter:
         if self.method == "flat":
             return self.segment_flat(frame)
         small, scale = resize_max(frame, self.work_side)
-        found, share = self._rare(small, scale)
-        if self.method == "both":
-            # flat objects keep their precise outlines, but only where their colour is rare
-            # around them (a band of a striped backdrop or a floor tile is flat yet recurs)
-            # (a flat candidate is named, colour and shape, only once it passes this test)
-            flat = []
-            for f in self._flat_candidates(frame):
-                poly = np.round(f.contour * scale).astype(np.int32)
-                if len(poly) < 3:
-                    continue
-                # the polygon's pixels within the frame, filled in its bounding box only
-                x0, y0 = (max(0, int(v)) for v in poly.min(0))
-                x1, y1 = min(share.shape[1], int(poly[:, 0].max()) + 1), min(share.shape[0], int(poly[:, 1].max()) + 1)
-                if x1 <= x0 or y1 <= y0:
-                    continue
-                mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-                cv2.fillPoly(mask, [poly - np.array([x0, y0], np.int32)], 1)
-                if mask.any() and float(fast_median(share[y0:y1, x0:x1][mask > 0])) < self.rare_grow:
-                    flat.append(f.named())
-            found = _merge_detections(found, flat)
+        rare, share = self._rare(small, scale)
+        if self.method != "both":
+            return sorted(_named(rare), key=lambda sg: -sg.area)[: self.max_objects]
+        # flat objects keep their precise outlines, but only where their colour is rare
+        # around them (a band of a striped backdrop or a floor tile is flat yet recurs)
+        # (a flat candidate is named, colour and shape, only once it passes this test)
+        flat = []
+        for f in self._flat_candidates(frame):
+            poly = np.round(f.contour * scale).astype(np.int32)
+            if len(poly) < 3:
+                continue
+            # the polygon's pixels within the frame, filled in its bounding box only
+            x0, y0 = (max(0, int(v)) for v in poly.min(0))
+            x1, y1 = min(share.shape[1], int(poly[:, 0].max()) + 1), min(share.shape[0], int(poly[:, 1].max()) + 1)
+            if x1 <= x0 or y1 <= y0:
+                continue
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillPoly(mask, [poly - np.array([x0, y0], np.int32)], 1)
+            if mask.any() and float(fast_median(share[y0:y1, x0:x1][mask > 0])) < self.rare_grow:
+                flat.append(f)
+        named = _named(rare + flat)  # both passes' objects named in one colour vote
+        found = _merge_detections(named[: len(rare)], named[len(rare) :])
         found.sort(key=lambda sg: -sg.area)
         return found[: self.max_objects]
 
-    def _rare(self, small: np.ndarray, scale: float) -> tuple[list[Segment], np.ndarray]:
-        """Objects as connected regions of locally rare colour (see :func:`colour_rarity`).
+    def _rare(self, small: np.ndarray, scale: float) -> tuple[list[_Candidate], np.ndarray]:
+        """Objects as connected regions of locally rare colour (see :func:`colour_rarity`), not yet
+        named (:func:`_named`), and the rarity map.
 
         Hysteresis: regions of clearly rare colour (``rare_seed``) grow into less rare pixels
         (``rare_grow``), so an object whose dark stripes resemble the background stays whole;
@@ -469,7 +472,7 @@ class Segmenter:
         seeded = np.bincount(lbl[seed > 0].ravel(), minlength=n)
         frame_area = float(h * w)
         min_area = max(6.0, self.min_area_frac * frame_area)
-        out: list[Segment] = []
+        out: list[_Candidate] = []
         order = [k for k in np.argsort(-stats[:, cv2.CC_STAT_AREA], kind="stable") if k > 0 and seeded[k] >= 4]
         for k in order:
             x, y, bw, bh = (int(v) for v in stats[k, :4])
@@ -505,9 +508,7 @@ class Segmenter:
             contrast = float(np.linalg.norm(inside - fast_median(crop[ring]))) if ring.sum() >= 4 else 99.0
             if contrast < self.rare_contrast or _edge_sharpness(crop, mask) < self.rare_sharpness * contrast:
                 continue  # a faint mark, or a soft-edged (defocused) background shape
-            pix = small[y0:y1, x0:x1][body]
-            name, rgb = dominant_color(pix)
-            out.append(_segment(cnt, mask, x0, y0, scale, area, hole, name, rgb, contrast))
+            out.append(_Candidate(cnt, mask, x0, y0, scale, area, hole, contrast, small[y0:y1, x0:x1][body]))
             if len(out) >= self.max_objects:
                 break
         return out, share
@@ -518,7 +519,7 @@ class Segmenter:
         A second pass with objects masked out of the background runs only when a large object
         was found (the coarse median partly absorbs those and distorts the background near them).
         """
-        return [c.named() for c in self._flat_candidates(frame)]
+        return _named(self._flat_candidates(frame))
 
     def _flat_candidates(self, frame: np.ndarray) -> list[_Candidate]:
         """:meth:`segment_flat`'s objects before they are named (see :class:`_Candidate`)."""
@@ -660,11 +661,21 @@ class _Candidate:
         return (self.cnt.reshape(-1, 2).astype(np.float32) + np.array([self.x0, self.y0], np.float32)) / self.scale
 
     def named(self) -> Segment:
-        if self._named is None:
-            name, rgb = dominant_color(self.pix)
-            self._named = _segment(self.cnt, self.mask, self.x0, self.y0, self.scale, self.area_px, self.hole,
-                                   name, rgb, self.contrast)
+        return _named([self])[0]
+
+    def _name(self, name: str, rgb: tuple[int, int, int]) -> Segment:
+        self._named = _segment(self.cnt, self.mask, self.x0, self.y0, self.scale, self.area_px, self.hole,
+                               name, rgb, self.contrast)
         return self._named
+
+
+def _named(cands: list[_Candidate]) -> list[Segment]:
+    """The candidates as :class:`Segment` objects, named (colour vote, shape fit) once each; the
+    colour votes of all of them in one :func:`dominant_colors` call (a few per frame: per-call costs)."""
+    todo = [c for c in cands if c._named is None]
+    for c, (name, rgb) in zip(todo, dominant_colors([c.pix for c in todo])):
+        c._name(name, rgb)
+    return [c._named for c in cands]
 
 
 def _segment(cnt: np.ndarray, mask: np.ndarray, x0: int, y0: int, scale: float, area: float, hole: float,
