@@ -66,6 +66,17 @@ class Segment:
 
 
 _ONES = np.ones((1, 3), np.float32)
+# structuring elements, made once (the per-object steps below use them a few thousand times on a
+# real-footage clip's 24 frames; OpenCV only reads them)
+_K2, _K3, _K5, _K7 = (np.ones((n, n), np.uint8) for n in (2, 3, 5, 7))
+_CROSS3 = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+_ELLIPSE7 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+
+
+def _count(mask: np.ndarray) -> int:
+    """``mask.sum()`` of a 0/1 uint8 or a bool mask (its non-zero pixels; cv2 counts them in a
+    fraction of numpy's reduction's per-call cost, which dominates on object crops)."""
+    return cv2.countNonZero(mask if mask.dtype == np.uint8 else mask.view(np.uint8))
 
 
 def _lab_table() -> np.ndarray:
@@ -86,8 +97,14 @@ def _channel_sum(img: np.ndarray) -> np.ndarray:
 
 def _lab_dist(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Per-pixel Euclidean Lab distance to an image or a single colour."""
+    return cv2.sqrt(_lab_dist2(lab, ref))
+
+
+def _lab_dist2(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """:func:`_lab_dist` squared (the nearer of two colours is the smaller of these, and IEEE square
+    roots keep order: the square root of the minimum is the minimum of the square roots)."""
     diff = lab - np.asarray(ref, np.float32)
-    return cv2.sqrt(_channel_sum(diff * diff))
+    return _channel_sum(diff * diff)
 
 
 def _edge_sharpness(lab: np.ndarray, mask: np.ndarray) -> float:
@@ -99,10 +116,10 @@ def _edge_sharpness(lab: np.ndarray, mask: np.ndarray) -> float:
     gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3) / 8.0
     gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3) / 8.0
     mag = cv2.sqrt(_channel_sum(gx * gx + gy * gy))
-    edge = cv2.dilate(mask, np.ones((3, 3), np.uint8)) & ~cv2.erode(mask, np.ones((3, 3), np.uint8)) & 1
-    if edge.sum() < 4:
+    edge = cv2.dilate(mask, _K3) & ~cv2.erode(mask, _K3) & 1
+    if _count(edge) < 4:
         return 0.0
-    return float(fast_median(cv2.dilate(mag, np.ones((3, 3), np.uint8))[edge > 0])) * 2.0
+    return float(fast_median(cv2.dilate(mag, _K3)[edge > 0])) * 2.0
 
 
 def _trim_rim(lab: np.ndarray, raw: np.ndarray, filled: np.ndarray) -> np.ndarray:
@@ -112,15 +129,15 @@ def _trim_rim(lab: np.ndarray, raw: np.ndarray, filled: np.ndarray) -> np.ndarra
     object ends where a pixel is closer to the background than to the object's own colours
     (its darker and lighter halves, so stripes and shading both count as the object).
     """
-    k3 = np.ones((3, 3), np.uint8)
-    core = cv2.erode(filled, k3) & raw
-    ring = (cv2.dilate(filled, np.ones((5, 5), np.uint8)) > 0) & ~(filled > 0)
-    if core.sum() < 6 or ring.sum() < 6:
+    core = cv2.erode(filled, _K3) & raw
+    ring = (cv2.dilate(filled, _K5) > 0) & ~(filled > 0)
+    if _count(core) < 6 or _count(ring) < 6:
         return raw
     pix = lab[core > 0]
     lum = pix[:, 0]
-    reps = [fast_median(pix[lum <= fast_median(lum)]), fast_median(pix[lum >= fast_median(lum)])]
-    d_obj = np.minimum(_lab_dist(lab, reps[0]), _lab_dist(lab, reps[1]))
+    mid = fast_median(lum)
+    reps = [fast_median(pix[lum <= mid]), fast_median(pix[lum >= mid])]
+    d_obj = cv2.sqrt(np.minimum(_lab_dist2(lab, reps[0]), _lab_dist2(lab, reps[1])))
     d_bg = _lab_dist(lab, fast_median(lab[ring]))
     rim = (raw > 0) & ~(core > 0)
     out = raw.copy()
@@ -388,12 +405,11 @@ class Segmenter:
     def _contrasts(self, lab: np.ndarray, mask: np.ndarray) -> bool:
         """Whether the colour just inside the outline differs from the colour just outside it
         (rejects patches of a smoothly varying background, whose colour continues across)."""
-        k3, k7 = np.ones((3, 3), np.uint8), np.ones((7, 7), np.uint8)
-        inner = (cv2.erode(mask, k3) > 0) & ~(cv2.erode(mask, k7) > 0)
-        if inner.sum() < 4:
+        inner = (cv2.erode(mask, _K3) > 0) & ~(cv2.erode(mask, _K7) > 0)
+        if _count(inner) < 4:
             inner = mask > 0
-        outer = (cv2.dilate(mask, k7) > 0) & ~(cv2.dilate(mask, k3) > 0)
-        if outer.sum() < 4:  # object fills its crop: nothing around it to compare with
+        outer = (cv2.dilate(mask, _K7) > 0) & ~(cv2.dilate(mask, _K3) > 0)
+        if _count(outer) < 4:  # object fills its crop: nothing around it to compare with
             return True
         return float(np.linalg.norm(fast_median(lab[inner]) - fast_median(lab[outer]))) >= self.ring_delta
 
@@ -430,7 +446,7 @@ class Segmenter:
         # around them (a band of a striped backdrop or a floor tile is flat yet recurs)
         # (a flat candidate is named, colour and shape, only once it passes this test)
         flat = []
-        for f in self._flat_candidates(frame):
+        for f in self._flat_candidates(frame, (small, scale)):
             poly = np.round(f.contour * scale).astype(np.int32)
             if len(poly) < 3:
                 continue
@@ -461,12 +477,11 @@ class Segmenter:
         h, w = small.shape[:2]
         lab = self._lab(cv2.GaussianBlur(small, (0, 0), 0.7))
         share = colour_rarity(lab)
-        cross = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
-        k3 = np.ones((3, 3), np.uint8)
+        cross, k3 = _CROSS3, _K3
         seed = cv2.morphologyEx((share < self.rare_seed).astype(np.uint8), cv2.MORPH_OPEN, k3)
         # growth stays near the seeds: a large, moderately rare background region (a big blob)
         # must not join the objects lying on it into one oversized component
-        near = cv2.dilate(seed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+        near = cv2.dilate(seed, _ELLIPSE7)
         grow = ((share < self.rare_grow).astype(np.uint8) & near) | seed
         n, lbl, stats, _ = cv2.connectedComponentsWithStats(grow, connectivity=8)
         seeded = np.bincount(lbl[seed > 0].ravel(), minlength=n)
@@ -499,13 +514,13 @@ class Segmenter:
             mask = np.zeros_like(raw)
             cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
             hole = _central_hole(mask, raw)
-            area = float(mask.sum())
+            area = float(_count(mask))
             if area < min_area:
                 continue
-            ring = (cv2.dilate(mask, np.ones((7, 7), np.uint8)) > 0) & ~(cv2.dilate(mask, k3) > 0)
+            ring = (cv2.dilate(mask, _K7) > 0) & ~(cv2.dilate(mask, k3) > 0)
             body = (mask & raw) > 0
             inside = fast_median(crop[body])
-            contrast = float(np.linalg.norm(inside - fast_median(crop[ring]))) if ring.sum() >= 4 else 99.0
+            contrast = float(np.linalg.norm(inside - fast_median(crop[ring]))) if _count(ring) >= 4 else 99.0
             if contrast < self.rare_contrast or _edge_sharpness(crop, mask) < self.rare_sharpness * contrast:
                 continue  # a faint mark, or a soft-edged (defocused) background shape
             out.append(_Candidate(cnt, mask, x0, y0, scale, area, hole, contrast, small[y0:y1, x0:x1][body]))
@@ -521,9 +536,10 @@ class Segmenter:
         """
         return _named(self._flat_candidates(frame))
 
-    def _flat_candidates(self, frame: np.ndarray) -> list[_Candidate]:
-        """:meth:`segment_flat`'s objects before they are named (see :class:`_Candidate`)."""
-        small, scale = resize_max(frame, self.work_side)
+    def _flat_candidates(self, frame: np.ndarray, resized: tuple[np.ndarray, float] | None = None) -> list[_Candidate]:
+        """:meth:`segment_flat`'s objects before they are named (see :class:`_Candidate`);
+        ``resized``: ``resize_max(frame, self.work_side)`` when the caller has it already."""
+        small, scale = resize_max(frame, self.work_side) if resized is None else resized
         h, w = small.shape[:2]
         lab = self._lab(cv2.GaussianBlur(small, (3, 3), 0))
         mean = cv2.blur(lab, (5, 5))
@@ -533,7 +549,7 @@ class Segmenter:
         dist = np.maximum(_lab_dist(lab, self.background(lab, 24)), _lab_dist(lab, self.background(lab, 10)))
         found, union = self._extract(small, lab, flat, dist, scale)
         if any(seg.area * scale * scale > 0.012 * h * w for seg in found):  # Segment.area's units
-            bg = self.masked_background(lab, cv2.dilate(union, np.ones((5, 5), np.uint8)))
+            bg = self.masked_background(lab, cv2.dilate(union, _K5))
             dist = _lab_dist(lab, bg)
             found, union = self._extract(small, lab, flat, dist, scale)
         # an object must differ from the background as a whole, not only at a seed spot
@@ -568,9 +584,9 @@ class Segmenter:
         place)."""
         h, w = small.shape[:2]
         seed = ((dist > self.fg_delta) & flat).astype(np.uint8)
-        seed = cv2.morphologyEx(seed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        seed = cv2.morphologyEx(seed, cv2.MORPH_OPEN, _K2)
         if taken is not None:
-            seed[cv2.dilate(taken, np.ones((5, 5), np.uint8)) > 0] = 0
+            seed[cv2.dilate(taken, _K5) > 0] = 0
         else:
             taken = np.zeros((h, w), np.uint8)
         _n, lbl, stats, _ = cv2.connectedComponentsWithStats(seed, connectivity=8)
@@ -579,24 +595,24 @@ class Segmenter:
         out: list[_Candidate] = []
         areas = stats[1:, cv2.CC_STAT_AREA]
         order = [k + 1 for k in np.argsort(-areas, kind="stable") if areas[k] >= min_area * 0.3]
-        k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
+        k3, k5 = _K3, _K5
         for k in order:
             x, y, bw, bh = (int(v) for v in stats[k, :4])
             pad = max(8, int(0.5 * max(bw, bh)))
             x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
-            comp = (lbl[y0:y1, x0:x1] == k).astype(np.uint8)
-            if taken[y0:y1, x0:x1][comp > 0].mean() > 0.5:
+            comp = lbl[y0:y1, x0:x1] == k  # the seed component (bool)
+            if taken[y0:y1, x0:x1][comp].mean() > 0.5:
                 continue
             crop = lab[y0:y1, x0:x1]
-            colour = fast_median(crop[comp > 0])
+            colour = fast_median(crop[comp])
             # re-grow through flat pixels of the same colour, then into pixels closer to the
             # object's colour than to the background's (the 50% point of an anti-aliased edge);
             # the outline is filled afterwards, and a background hole at its centre makes a ring
             d_obj = _lab_dist(crop, colour)
-            same = (((d_obj < self.grow_delta) & flat[y0:y1, x0:x1]) | (comp > 0)).astype(np.uint8)
+            same = (((d_obj < self.grow_delta) & flat[y0:y1, x0:x1]) | comp).astype(np.uint8)
             n_same, same_lbl = cv2.connectedComponents(same, connectivity=8)
             keep = np.zeros(n_same, bool)  # the components holding the seed (a lookup, not np.isin)
-            keep[same_lbl[comp > 0]] = True
+            keep[same_lbl[comp]] = True
             keep[0] = False
             grown = keep[same_lbl]
             edge = (
@@ -612,18 +628,18 @@ class Segmenter:
             mask = np.zeros_like(raw)
             cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
             hole = _central_hole(mask, raw)
-            area = float(mask.sum())
+            area = float(_count(mask))
             if area < min_area or area > self.max_area_frac * frame_area:
                 continue
             if not self._contrasts(crop, mask):
                 continue
-            core = cv2.erode(mask & raw, np.ones((5, 5), np.uint8))  # the object's own pixels, not a ring's hole
-            if core.sum() >= 4 and float(np.linalg.norm(crop[core > 0].std(axis=0))) > self.interior_std:
+            core = cv2.erode(mask & raw, _K5)  # the object's own pixels, not a ring's hole
+            if _count(core) >= 4 and float(np.linalg.norm(crop[core > 0].std(axis=0))) > self.interior_std:
                 continue  # a patch of texture, not a flat-coloured object
             taken[y0:y1, x0:x1] |= mask
             contrast = float(fast_median(dist[y0:y1, x0:x1][(mask & raw) > 0]))
             body = (mask > 0) & (raw > 0) & (dist[y0:y1, x0:x1] > 0.5 * self.fg_delta)
-            pix = small[y0:y1, x0:x1][body if body.sum() >= 4 else mask > 0]
+            pix = small[y0:y1, x0:x1][body if _count(body) >= 4 else mask > 0]
             out.append(_Candidate(cnt, mask, x0, y0, scale, area, hole, contrast, pix))
             if len(out) >= self.max_objects:
                 break
