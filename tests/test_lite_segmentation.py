@@ -249,8 +249,8 @@ def test_flat_candidates_dropped_by_the_rarity_test_are_never_named(monkeypatch)
     seg = Segmenter()
     assert len(seg._flat_candidates(img)) == 35
     calls = []
-    real = segmentation.dominant_color
-    monkeypatch.setattr(segmentation, "dominant_color", lambda pix: calls.append(len(pix)) or real(pix))
+    real = segmentation.dominant_colors
+    monkeypatch.setattr(segmentation, "dominant_colors", lambda sets: calls.extend(len(p) for p in sets) or real(sets))
     assert len(seg.segment(img)) == 6
     assert len(calls) == 6
 
@@ -273,3 +273,50 @@ def test_lab_table_is_the_channel_scaling_for_every_8_bit_code():
     lab[..., 0] *= 100.0 / 255.0
     lab[..., 1:] -= 128.0
     assert np.array_equal(Segmenter._lab(img), lab)
+
+
+@pytest.mark.parametrize("size, inner, outer", [((168, 224), 31, 91), ((46, 300), 31, 91), ((91, 92), 3, 181),
+                                                ((30, 40), 31, 91), ((120, 64), 1, 5)])
+def test_annulus_counts_are_the_box_filters(size, inner, outer):
+    """colour_rarity's per-cluster annulus counts from one integral image of the reflected labels are
+    the two BORDER_REFLECT box filters' difference bit for bit (labels in blocks, stripes and noise,
+    a label absent, borders within reach of both boxes; a frame smaller than the outer box's reach
+    takes the box filters themselves)."""
+    import cv2
+
+    from sama_model.backends.lite.segmentation import _AnnulusCounts
+
+    h, w = size
+    rng = np.random.default_rng(h * w)
+    labels = rng.integers(0, 5, (h, w)).astype(np.uint8)
+    labels[: h // 2, : w // 3] = 5
+    labels[:, ::7] = 6
+    labels[h // 3 :, w // 2 :] = 7
+    counts = _AnnulusCounts(labels, inner, outer)
+    assert counts.fast == (outer // 2 < min(h, w))
+    for j in range(9):
+        mask = (labels == j).astype(np.uint8)
+        box = cv2.boxFilter(mask, cv2.CV_32F, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
+        box -= cv2.boxFilter(mask, cv2.CV_32F, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
+        got = counts(j)
+        assert got.shape == (h, w) and np.array_equal(got.astype(np.float32), box)
+
+
+def test_dominant_colors_of_many_sets_are_each_sets_dominant_color():
+    """One colour vote over concatenated pixel sets (segmenter's batch per frame) gives each set's
+    dominant_color exactly: stripes where a chromatic quarter wins, greys, ties, single pixels, and
+    sets that are not (N, 3) uint8 (float, empty-free but 3-D) taking the per-set path."""
+    from sama_model.backends.lite.colours import dominant_color, dominant_colors
+
+    rng = np.random.default_rng(11)
+    sets = [rng.integers(0, 256, (n, 3)).astype(np.uint8) for n in (1, 2, 3, 7, 40, 191, 1200)]
+    stripes = np.zeros((100, 3), np.uint8)
+    stripes[:25] = RGB["red"]  # a chromatic quarter beats the black cells
+    sets += [stripes, stripes[:99], np.full((10, 3), 128, np.uint8), np.repeat(np.array([RGB["blue"], RGB["green"]], np.uint8), 5, 0)]
+    sets += [np.full((6, 3), v, np.uint8) for v in (0, 255, 60)]
+    want = [dominant_color(p) for p in sets]
+    assert dominant_colors(sets) == want
+    assert dominant_colors(sets[::-1]) == want[::-1]
+    assert dominant_colors(sets[:1]) == want[:1] and dominant_colors([]) == []
+    odd = [sets[5].astype(np.float32), sets[4].reshape(8, 5, 3), sets[3]]
+    assert dominant_colors(odd) == [dominant_color(p) for p in odd]

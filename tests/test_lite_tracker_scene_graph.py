@@ -97,3 +97,33 @@ def test_scene_graph_query_and_overlap():
     rel = {frozenset((r["subject"], r["object"])): r["predicate"] for r in f["relations"]}
     assert rel[frozenset((square, touching))] == "overlapping"
     assert rel[frozenset((square, far))] != "overlapping"
+
+
+def test_association_cost_is_the_plain_form_bit_for_bit():
+    """tracker._cost (early gate exits, norm as sqrt(v.dot(v)), whole-number colour distance summed as
+    integers) gives _cost_plain's value exactly, on pairs of constructed segments past and within each
+    gate, with float, numpy float32 and float rgb fields."""
+    from sama_model.backends.lite.segmentation import Segment
+    from sama_model.backends.lite.tracker import Track, _cost, _cost_plain
+
+    rng = np.random.default_rng(3)
+
+    def seg(k: int) -> Segment:
+        cx, cy = (float(v) for v in rng.uniform(0, 300, 2))
+        area = float(rng.uniform(0, 3000)) if k % 7 else 0.0
+        rgb = tuple(int(v) for v in rng.integers(0, 256, 3)) if k % 5 else tuple(float(v) for v in rng.uniform(0, 255, 3))
+        centroid = (cx, cy) if k % 3 else (np.float32(cx), np.float32(cy))
+        r = float(rng.uniform(1, 40))
+        return Segment(box=(cx - r, cy - r, cx + r, cy + r), centroid=centroid, area=area, color="red",
+                       shape="circle", rgb=rgb, circularity=1.0, solidity=1.0, vertices=0, aspect=1.0)
+
+    segs = [seg(k) for k in range(40)]
+    n = 0
+    for i, a in enumerate(segs):
+        for b in segs[::3]:
+            track = Track(id=1, steps=[0, 2], segments=[segs[(i + 1) % len(segs)], a])
+            for step, gate, weight in ((3, 2.5, 1.0), (6, 3.0, 0.0), (3, 1e9, 1.0)):
+                got, want = _cost(track, b, step, 400.0, gate, weight), _cost_plain(track, b, step, 400.0, gate, weight)
+                assert got == want, (i, step, gate)
+                n += got < 1e6
+    assert n > 100  # many pairs within the gates, not only the early exits

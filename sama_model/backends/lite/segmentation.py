@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .colours import dominant_color
+from .colours import dominant_colors
 from .common import FRAME_MEMO, fast_median, resize_max
 from .shapes import _central_hole, classify_shape
 
@@ -66,6 +66,17 @@ class Segment:
 
 
 _ONES = np.ones((1, 3), np.float32)
+# structuring elements, made once (the per-object steps below use them a few thousand times on a
+# real-footage clip's 24 frames; OpenCV only reads them)
+_K2, _K3, _K5, _K7 = (np.ones((n, n), np.uint8) for n in (2, 3, 5, 7))
+_CROSS3 = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+_ELLIPSE7 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+
+
+def _count(mask: np.ndarray) -> int:
+    """``mask.sum()`` of a 0/1 uint8 or a bool mask (its non-zero pixels; cv2 counts them in a
+    fraction of numpy's reduction's per-call cost, which dominates on object crops)."""
+    return cv2.countNonZero(mask if mask.dtype == np.uint8 else mask.view(np.uint8))
 
 
 def _lab_table() -> np.ndarray:
@@ -86,8 +97,14 @@ def _channel_sum(img: np.ndarray) -> np.ndarray:
 
 def _lab_dist(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Per-pixel Euclidean Lab distance to an image or a single colour."""
+    return cv2.sqrt(_lab_dist2(lab, ref))
+
+
+def _lab_dist2(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """:func:`_lab_dist` squared (the nearer of two colours is the smaller of these, and IEEE square
+    roots keep order: the square root of the minimum is the minimum of the square roots)."""
     diff = lab - np.asarray(ref, np.float32)
-    return cv2.sqrt(_channel_sum(diff * diff))
+    return _channel_sum(diff * diff)
 
 
 def _edge_sharpness(lab: np.ndarray, mask: np.ndarray) -> float:
@@ -99,10 +116,10 @@ def _edge_sharpness(lab: np.ndarray, mask: np.ndarray) -> float:
     gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3) / 8.0
     gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3) / 8.0
     mag = cv2.sqrt(_channel_sum(gx * gx + gy * gy))
-    edge = cv2.dilate(mask, np.ones((3, 3), np.uint8)) & ~cv2.erode(mask, np.ones((3, 3), np.uint8)) & 1
-    if edge.sum() < 4:
+    edge = cv2.dilate(mask, _K3) & ~cv2.erode(mask, _K3) & 1
+    if _count(edge) < 4:
         return 0.0
-    return float(fast_median(cv2.dilate(mag, np.ones((3, 3), np.uint8))[edge > 0])) * 2.0
+    return float(fast_median(cv2.dilate(mag, _K3)[edge > 0])) * 2.0
 
 
 def _trim_rim(lab: np.ndarray, raw: np.ndarray, filled: np.ndarray) -> np.ndarray:
@@ -112,15 +129,15 @@ def _trim_rim(lab: np.ndarray, raw: np.ndarray, filled: np.ndarray) -> np.ndarra
     object ends where a pixel is closer to the background than to the object's own colours
     (its darker and lighter halves, so stripes and shading both count as the object).
     """
-    k3 = np.ones((3, 3), np.uint8)
-    core = cv2.erode(filled, k3) & raw
-    ring = (cv2.dilate(filled, np.ones((5, 5), np.uint8)) > 0) & ~(filled > 0)
-    if core.sum() < 6 or ring.sum() < 6:
+    core = cv2.erode(filled, _K3) & raw
+    ring = (cv2.dilate(filled, _K5) > 0) & ~(filled > 0)
+    if _count(core) < 6 or _count(ring) < 6:
         return raw
     pix = lab[core > 0]
     lum = pix[:, 0]
-    reps = [fast_median(pix[lum <= fast_median(lum)]), fast_median(pix[lum >= fast_median(lum)])]
-    d_obj = np.minimum(_lab_dist(lab, reps[0]), _lab_dist(lab, reps[1]))
+    mid = fast_median(lum)
+    reps = [fast_median(pix[lum <= mid]), fast_median(pix[lum >= mid])]
+    d_obj = cv2.sqrt(np.minimum(_lab_dist2(lab, reps[0]), _lab_dist2(lab, reps[1])))
     d_bg = _lab_dist(lab, fast_median(lab[ring]))
     rim = (raw > 0) & ~(core > 0)
     out = raw.copy()
@@ -172,6 +189,60 @@ def colour_centres(x: np.ndarray, clusters: int = 16, sample: int = 3000) -> np.
     return centres
 
 
+class _AnnulusCounts:
+    """Per label ``j``: how many pixels of label ``j`` lie in the ``outer`` box around each pixel but
+    outside its ``inner`` box (both odd, centred; image borders reflected as ``BORDER_REFLECT``).
+
+    Why: these counts are :func:`colour_rarity`'s largest cost (two box filters per cluster, ~100 us
+    of ~150 us a cluster at 224 x 168). The labels are padded (reflected) once; per label, one
+    integral image of the padded 0/1 mask gives both boxes as differences of its rows and columns,
+    ~60 us. Counts are whole numbers below 2^24, exact in float32 whatever the order of the sums,
+    so the result is the box filters' bit for bit (the plain path stays for images smaller than the
+    outer box's reach, where reflections repeat, and for sums too large for float32).
+    """
+
+    def __init__(self, labels: np.ndarray, inner: int, outer: int) -> None:
+        h, w = labels.shape
+        self.labels, self.inner, self.outer = labels, inner, outer
+        big, small = outer // 2, inner // 2
+        self.fast = big < min(h, w) and (h + 2 * big + 1) * (w + 2 * big + 1) < 1 << 24
+        if self.fast:
+            self.padded = cv2.copyMakeBorder(labels, big, big, big, big, cv2.BORDER_REFLECT)
+            self.mask = np.empty(self.padded.shape, np.uint8)
+            # rows/columns of the integral image bounding each box: outer [0, 2 big + 1), inner [a, b)
+            self.o, self.a, self.b = 2 * big + 1, big - small, big + small + 1
+            self.v_out = np.empty((h, self.padded.shape[1] + 1), np.float32)
+            self.v_in = np.empty_like(self.v_out)
+            self.out = np.empty((h, w), np.float32)
+            self.tmp = np.empty((h, w), np.float32)
+        else:
+            self.mask = np.empty((h, w), np.uint8)  # 0/1 bytes: the box sums read a quarter of the memory
+            # whole numbers below 2^16 when the outer box is: exact as 16-bit sums, cheaper than float32
+            self.depth = cv2.CV_16U if outer * outer < 1 << 16 else cv2.CV_32F
+
+    def __call__(self, j: int) -> np.ndarray:
+        """Annulus counts of label ``j`` ((h, w) float32, or the box filters' uint16); the returned
+        array is reused by the next call. (Never negative: the inner box lies inside the outer.)"""
+        if not self.fast:
+            np.equal(self.labels, j, out=self.mask.view(bool))
+            box = cv2.boxFilter(self.mask, self.depth, (self.outer, self.outer), normalize=False,
+                                borderType=cv2.BORDER_REFLECT)
+            small = cv2.boxFilter(self.mask, self.depth, (self.inner, self.inner), normalize=False,
+                                  borderType=cv2.BORDER_REFLECT)
+            return cv2.subtract(box, small, dst=box)
+        h, w = self.out.shape
+        o, a, b = self.o, self.a, self.b
+        np.equal(self.padded, j, out=self.mask.view(bool))
+        integ = cv2.integral(self.mask, sdepth=cv2.CV_32F)
+        # box sums down the columns (whole rows of the integral image), then across
+        cv2.subtract(integ[o : o + h], integ[:h], dst=self.v_out)
+        cv2.subtract(integ[b : b + h], integ[a : a + h], dst=self.v_in)
+        # (outer right - inner right) - (outer left - inner left): outer box minus inner box
+        cv2.subtract(self.v_out[:, o : o + w], self.v_in[:, b : b + w], dst=self.out)
+        cv2.subtract(self.v_out[:, :w], self.v_in[:, a : a + w], dst=self.tmp)
+        return cv2.subtract(self.out, self.tmp, dst=self.out)
+
+
 def colour_rarity(
     lab: np.ndarray, clusters: int = 16, inner: int = 31, outer: int = 91, sigma: float = 9.0, sample: int = 3000
 ) -> np.ndarray:
@@ -192,10 +263,18 @@ def colour_rarity(
     k = len(centres)
     # Squared colour distance to each centre, one contiguous row per cluster, channel by channel
     # into preallocated rows ((dL^2 + da^2) + db^2 in float32, the same sums as a per-pixel dot
-    # product): a third of the time of broadcasting (N, 3) - centre per cluster.
+    # product): a third of the time of broadcasting (N, 3) - centre per cluster. Each row is used
+    # while it is in cache: the nearest-centre update, then turned into its Gaussian weight in place.
     chans = [np.ascontiguousarray(x[:, c]) for c in range(3)]
     d2 = np.empty((k, n), np.float32)
     tmp = np.empty(n, np.float32)
+    # nearest centre, the first on ties (argmin over the cluster axis, which strides badly): the
+    # clusters come in increasing index, so a strictly closer cluster's index is larger than every
+    # label so far and max(label, j * closer) writes it (two plain byte passes, no masked copy)
+    lbl = np.zeros(n, np.uint8)  # (k <= 16: bytes make the per-cluster comparisons below cheap)
+    best = np.empty(n, np.float32)
+    closer = np.empty(n, np.uint8)
+    scale = np.float32(-0.5 / sigma**2)
     for j in range(k):
         row = d2[j]
         np.subtract(chans[0], centres[j, 0], out=row)
@@ -204,38 +283,28 @@ def colour_rarity(
             np.subtract(chans[c], centres[j, c], out=tmp)
             np.multiply(tmp, tmp, out=tmp)
             np.add(row, tmp, out=row)
-    # nearest centre, the first on ties (argmin over the cluster axis, which strides badly);
-    # a masked copy, not boolean indexing, writes each closer cluster's index (half the time)
-    lbl = np.zeros(n, np.uint8)  # (k <= 16: bytes make the per-cluster comparisons below cheap)
-    best = d2[0].copy()
-    closer = np.empty(n, bool)
-    for j in range(1, k):
-        np.less(d2[j], best, out=closer)
-        np.copyto(lbl, np.uint8(j), where=closer)
-        np.minimum(best, d2[j], out=best)
+        if j == 0:
+            best[:] = row
+        else:
+            np.less(row, best, out=closer.view(bool))
+            np.multiply(closer, np.uint8(j), out=closer)
+            np.maximum(lbl, closer, out=lbl)
+            np.minimum(best, row, out=best)
+        np.multiply(row, scale, out=row)  # d2 is not needed any more: its Gaussian weight in place
+        np.exp(row, out=row)
+    weight = d2
     counts = np.bincount(lbl, minlength=k)
-    weight = np.multiply(d2, np.float32(-0.5 / sigma**2), out=d2)  # d2 is not needed any more: in place
-    np.exp(weight, out=weight)
     ring = np.zeros((h, w), np.float32)
     glob = np.zeros(n, np.float32)
     part = np.empty((h, w), np.float32)
     inner, outer = min(inner, h, w) | 1, min(outer, 2 * max(h, w) + 1) | 1
     norm = float(outer * outer - inner * inner)
-    # the box sums count pixels, whole numbers below 2^16 when the outer box is (91 x 91 = 8281):
-    # summed as 16-bit integers they are exact and cheaper than float32 sums of the same numbers
-    # (the annulus, outer minus inner box, is never negative: the inner box lies inside the outer)
-    depth = cv2.CV_16U if outer * outer < 1 << 16 else cv2.CV_32F
-    ind = np.empty((h, w), np.uint8)  # 0/1 bytes: the box sums read a quarter of the memory
-    lbl_hw = lbl.reshape(h, w)
+    annulus = _AnnulusCounts(lbl.reshape(h, w), inner, outer)
     for j in range(k):
         if counts[j] == 0:
             continue
         frac = float(np.float32(counts[j]) / np.float32(n))  # the cluster's share, as a float32 mean
-        np.equal(lbl_hw, j, out=ind.view(bool))
-        big = cv2.boxFilter(ind, depth, (outer, outer), normalize=False, borderType=cv2.BORDER_REFLECT)
-        small = cv2.boxFilter(ind, depth, (inner, inner), normalize=False, borderType=cv2.BORDER_REFLECT)
-        cv2.subtract(big, small, dst=big)
-        np.multiply(weight[j].reshape(h, w), big, out=part)
+        np.multiply(weight[j].reshape(h, w), annulus(j), out=part)
         np.divide(part, norm, out=part)
         ring += part
         np.multiply(weight[j], np.float32(frac), out=tmp)
@@ -336,12 +405,11 @@ class Segmenter:
     def _contrasts(self, lab: np.ndarray, mask: np.ndarray) -> bool:
         """Whether the colour just inside the outline differs from the colour just outside it
         (rejects patches of a smoothly varying background, whose colour continues across)."""
-        k3, k7 = np.ones((3, 3), np.uint8), np.ones((7, 7), np.uint8)
-        inner = (cv2.erode(mask, k3) > 0) & ~(cv2.erode(mask, k7) > 0)
-        if inner.sum() < 4:
+        inner = (cv2.erode(mask, _K3) > 0) & ~(cv2.erode(mask, _K7) > 0)
+        if _count(inner) < 4:
             inner = mask > 0
-        outer = (cv2.dilate(mask, k7) > 0) & ~(cv2.dilate(mask, k3) > 0)
-        if outer.sum() < 4:  # object fills its crop: nothing around it to compare with
+        outer = (cv2.dilate(mask, _K7) > 0) & ~(cv2.dilate(mask, _K3) > 0)
+        if _count(outer) < 4:  # object fills its crop: nothing around it to compare with
             return True
         return float(np.linalg.norm(fast_median(lab[inner]) - fast_median(lab[outer]))) >= self.ring_delta
 
@@ -371,31 +439,34 @@ class Segmenter:
         if self.method == "flat":
             return self.segment_flat(frame)
         small, scale = resize_max(frame, self.work_side)
-        found, share = self._rare(small, scale)
-        if self.method == "both":
-            # flat objects keep their precise outlines, but only where their colour is rare
-            # around them (a band of a striped backdrop or a floor tile is flat yet recurs)
-            # (a flat candidate is named, colour and shape, only once it passes this test)
-            flat = []
-            for f in self._flat_candidates(frame):
-                poly = np.round(f.contour * scale).astype(np.int32)
-                if len(poly) < 3:
-                    continue
-                # the polygon's pixels within the frame, filled in its bounding box only
-                x0, y0 = (max(0, int(v)) for v in poly.min(0))
-                x1, y1 = min(share.shape[1], int(poly[:, 0].max()) + 1), min(share.shape[0], int(poly[:, 1].max()) + 1)
-                if x1 <= x0 or y1 <= y0:
-                    continue
-                mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-                cv2.fillPoly(mask, [poly - np.array([x0, y0], np.int32)], 1)
-                if mask.any() and float(fast_median(share[y0:y1, x0:x1][mask > 0])) < self.rare_grow:
-                    flat.append(f.named())
-            found = _merge_detections(found, flat)
+        rare, share = self._rare(small, scale)
+        if self.method != "both":
+            return sorted(_named(rare), key=lambda sg: -sg.area)[: self.max_objects]
+        # flat objects keep their precise outlines, but only where their colour is rare
+        # around them (a band of a striped backdrop or a floor tile is flat yet recurs)
+        # (a flat candidate is named, colour and shape, only once it passes this test)
+        flat = []
+        for f in self._flat_candidates(frame, (small, scale)):
+            poly = np.round(f.contour * scale).astype(np.int32)
+            if len(poly) < 3:
+                continue
+            # the polygon's pixels within the frame, filled in its bounding box only
+            x0, y0 = (max(0, int(v)) for v in poly.min(0))
+            x1, y1 = min(share.shape[1], int(poly[:, 0].max()) + 1), min(share.shape[0], int(poly[:, 1].max()) + 1)
+            if x1 <= x0 or y1 <= y0:
+                continue
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillPoly(mask, [poly - np.array([x0, y0], np.int32)], 1)
+            if mask.any() and float(fast_median(share[y0:y1, x0:x1][mask > 0])) < self.rare_grow:
+                flat.append(f)
+        named = _named(rare + flat)  # both passes' objects named in one colour vote
+        found = _merge_detections(named[: len(rare)], named[len(rare) :])
         found.sort(key=lambda sg: -sg.area)
         return found[: self.max_objects]
 
-    def _rare(self, small: np.ndarray, scale: float) -> tuple[list[Segment], np.ndarray]:
-        """Objects as connected regions of locally rare colour (see :func:`colour_rarity`).
+    def _rare(self, small: np.ndarray, scale: float) -> tuple[list[_Candidate], np.ndarray]:
+        """Objects as connected regions of locally rare colour (see :func:`colour_rarity`), not yet
+        named (:func:`_named`), and the rarity map.
 
         Hysteresis: regions of clearly rare colour (``rare_seed``) grow into less rare pixels
         (``rare_grow``), so an object whose dark stripes resemble the background stays whole;
@@ -406,18 +477,17 @@ class Segmenter:
         h, w = small.shape[:2]
         lab = self._lab(cv2.GaussianBlur(small, (0, 0), 0.7))
         share = colour_rarity(lab)
-        cross = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
-        k3 = np.ones((3, 3), np.uint8)
+        cross, k3 = _CROSS3, _K3
         seed = cv2.morphologyEx((share < self.rare_seed).astype(np.uint8), cv2.MORPH_OPEN, k3)
         # growth stays near the seeds: a large, moderately rare background region (a big blob)
         # must not join the objects lying on it into one oversized component
-        near = cv2.dilate(seed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+        near = cv2.dilate(seed, _ELLIPSE7)
         grow = ((share < self.rare_grow).astype(np.uint8) & near) | seed
         n, lbl, stats, _ = cv2.connectedComponentsWithStats(grow, connectivity=8)
         seeded = np.bincount(lbl[seed > 0].ravel(), minlength=n)
         frame_area = float(h * w)
         min_area = max(6.0, self.min_area_frac * frame_area)
-        out: list[Segment] = []
+        out: list[_Candidate] = []
         order = [k for k in np.argsort(-stats[:, cv2.CC_STAT_AREA], kind="stable") if k > 0 and seeded[k] >= 4]
         for k in order:
             x, y, bw, bh = (int(v) for v in stats[k, :4])
@@ -444,18 +514,16 @@ class Segmenter:
             mask = np.zeros_like(raw)
             cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
             hole = _central_hole(mask, raw)
-            area = float(mask.sum())
+            area = float(_count(mask))
             if area < min_area:
                 continue
-            ring = (cv2.dilate(mask, np.ones((7, 7), np.uint8)) > 0) & ~(cv2.dilate(mask, k3) > 0)
+            ring = (cv2.dilate(mask, _K7) > 0) & ~(cv2.dilate(mask, k3) > 0)
             body = (mask & raw) > 0
             inside = fast_median(crop[body])
-            contrast = float(np.linalg.norm(inside - fast_median(crop[ring]))) if ring.sum() >= 4 else 99.0
+            contrast = float(np.linalg.norm(inside - fast_median(crop[ring]))) if _count(ring) >= 4 else 99.0
             if contrast < self.rare_contrast or _edge_sharpness(crop, mask) < self.rare_sharpness * contrast:
                 continue  # a faint mark, or a soft-edged (defocused) background shape
-            pix = small[y0:y1, x0:x1][body]
-            name, rgb = dominant_color(pix)
-            out.append(_segment(cnt, mask, x0, y0, scale, area, hole, name, rgb, contrast))
+            out.append(_Candidate(cnt, mask, x0, y0, scale, area, hole, contrast, small[y0:y1, x0:x1][body]))
             if len(out) >= self.max_objects:
                 break
         return out, share
@@ -466,11 +534,12 @@ class Segmenter:
         A second pass with objects masked out of the background runs only when a large object
         was found (the coarse median partly absorbs those and distorts the background near them).
         """
-        return [c.named() for c in self._flat_candidates(frame)]
+        return _named(self._flat_candidates(frame))
 
-    def _flat_candidates(self, frame: np.ndarray) -> list[_Candidate]:
-        """:meth:`segment_flat`'s objects before they are named (see :class:`_Candidate`)."""
-        small, scale = resize_max(frame, self.work_side)
+    def _flat_candidates(self, frame: np.ndarray, resized: tuple[np.ndarray, float] | None = None) -> list[_Candidate]:
+        """:meth:`segment_flat`'s objects before they are named (see :class:`_Candidate`);
+        ``resized``: ``resize_max(frame, self.work_side)`` when the caller has it already."""
+        small, scale = resize_max(frame, self.work_side) if resized is None else resized
         h, w = small.shape[:2]
         lab = self._lab(cv2.GaussianBlur(small, (3, 3), 0))
         mean = cv2.blur(lab, (5, 5))
@@ -480,7 +549,7 @@ class Segmenter:
         dist = np.maximum(_lab_dist(lab, self.background(lab, 24)), _lab_dist(lab, self.background(lab, 10)))
         found, union = self._extract(small, lab, flat, dist, scale)
         if any(seg.area * scale * scale > 0.012 * h * w for seg in found):  # Segment.area's units
-            bg = self.masked_background(lab, cv2.dilate(union, np.ones((5, 5), np.uint8)))
+            bg = self.masked_background(lab, cv2.dilate(union, _K5))
             dist = _lab_dist(lab, bg)
             found, union = self._extract(small, lab, flat, dist, scale)
         # an object must differ from the background as a whole, not only at a seed spot
@@ -515,9 +584,9 @@ class Segmenter:
         place)."""
         h, w = small.shape[:2]
         seed = ((dist > self.fg_delta) & flat).astype(np.uint8)
-        seed = cv2.morphologyEx(seed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        seed = cv2.morphologyEx(seed, cv2.MORPH_OPEN, _K2)
         if taken is not None:
-            seed[cv2.dilate(taken, np.ones((5, 5), np.uint8)) > 0] = 0
+            seed[cv2.dilate(taken, _K5) > 0] = 0
         else:
             taken = np.zeros((h, w), np.uint8)
         _n, lbl, stats, _ = cv2.connectedComponentsWithStats(seed, connectivity=8)
@@ -526,24 +595,24 @@ class Segmenter:
         out: list[_Candidate] = []
         areas = stats[1:, cv2.CC_STAT_AREA]
         order = [k + 1 for k in np.argsort(-areas, kind="stable") if areas[k] >= min_area * 0.3]
-        k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
+        k3, k5 = _K3, _K5
         for k in order:
             x, y, bw, bh = (int(v) for v in stats[k, :4])
             pad = max(8, int(0.5 * max(bw, bh)))
             x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
-            comp = (lbl[y0:y1, x0:x1] == k).astype(np.uint8)
-            if taken[y0:y1, x0:x1][comp > 0].mean() > 0.5:
+            comp = lbl[y0:y1, x0:x1] == k  # the seed component (bool)
+            if taken[y0:y1, x0:x1][comp].mean() > 0.5:
                 continue
             crop = lab[y0:y1, x0:x1]
-            colour = fast_median(crop[comp > 0])
+            colour = fast_median(crop[comp])
             # re-grow through flat pixels of the same colour, then into pixels closer to the
             # object's colour than to the background's (the 50% point of an anti-aliased edge);
             # the outline is filled afterwards, and a background hole at its centre makes a ring
             d_obj = _lab_dist(crop, colour)
-            same = (((d_obj < self.grow_delta) & flat[y0:y1, x0:x1]) | (comp > 0)).astype(np.uint8)
+            same = (((d_obj < self.grow_delta) & flat[y0:y1, x0:x1]) | comp).astype(np.uint8)
             n_same, same_lbl = cv2.connectedComponents(same, connectivity=8)
             keep = np.zeros(n_same, bool)  # the components holding the seed (a lookup, not np.isin)
-            keep[same_lbl[comp > 0]] = True
+            keep[same_lbl[comp]] = True
             keep[0] = False
             grown = keep[same_lbl]
             edge = (
@@ -559,18 +628,18 @@ class Segmenter:
             mask = np.zeros_like(raw)
             cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
             hole = _central_hole(mask, raw)
-            area = float(mask.sum())
+            area = float(_count(mask))
             if area < min_area or area > self.max_area_frac * frame_area:
                 continue
             if not self._contrasts(crop, mask):
                 continue
-            core = cv2.erode(mask & raw, np.ones((5, 5), np.uint8))  # the object's own pixels, not a ring's hole
-            if core.sum() >= 4 and float(np.linalg.norm(crop[core > 0].std(axis=0))) > self.interior_std:
+            core = cv2.erode(mask & raw, _K5)  # the object's own pixels, not a ring's hole
+            if _count(core) >= 4 and float(np.linalg.norm(crop[core > 0].std(axis=0))) > self.interior_std:
                 continue  # a patch of texture, not a flat-coloured object
             taken[y0:y1, x0:x1] |= mask
             contrast = float(fast_median(dist[y0:y1, x0:x1][(mask & raw) > 0]))
             body = (mask > 0) & (raw > 0) & (dist[y0:y1, x0:x1] > 0.5 * self.fg_delta)
-            pix = small[y0:y1, x0:x1][body if body.sum() >= 4 else mask > 0]
+            pix = small[y0:y1, x0:x1][body if _count(body) >= 4 else mask > 0]
             out.append(_Candidate(cnt, mask, x0, y0, scale, area, hole, contrast, pix))
             if len(out) >= self.max_objects:
                 break
@@ -608,11 +677,21 @@ class _Candidate:
         return (self.cnt.reshape(-1, 2).astype(np.float32) + np.array([self.x0, self.y0], np.float32)) / self.scale
 
     def named(self) -> Segment:
-        if self._named is None:
-            name, rgb = dominant_color(self.pix)
-            self._named = _segment(self.cnt, self.mask, self.x0, self.y0, self.scale, self.area_px, self.hole,
-                                   name, rgb, self.contrast)
+        return _named([self])[0]
+
+    def _name(self, name: str, rgb: tuple[int, int, int]) -> Segment:
+        self._named = _segment(self.cnt, self.mask, self.x0, self.y0, self.scale, self.area_px, self.hole,
+                               name, rgb, self.contrast)
         return self._named
+
+
+def _named(cands: list[_Candidate]) -> list[Segment]:
+    """The candidates as :class:`Segment` objects, named (colour vote, shape fit) once each; the
+    colour votes of all of them in one :func:`dominant_colors` call (a few per frame: per-call costs)."""
+    todo = [c for c in cands if c._named is None]
+    for c, (name, rgb) in zip(todo, dominant_colors([c.pix for c in todo])):
+        c._name(name, rgb)
+    return [c._named for c in cands]
 
 
 def _segment(cnt: np.ndarray, mask: np.ndarray, x0: int, y0: int, scale: float, area: float, hole: float,
