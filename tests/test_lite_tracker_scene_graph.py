@@ -5,7 +5,8 @@ import pytest
 
 from scenes import Mover, render_scene
 from sama_model.backends.lite.scene_graph import LiteSceneGraph
-from sama_model.backends.lite.tracker import LiteObjectTracker
+from sama_model.backends.lite.segmentation import box_iou
+from sama_model.backends.lite.tracker import _BIG, LiteObjectTracker
 
 MOVERS = [
     Mover("circle", "red", (30, 40), (5, 0), 12),
@@ -99,12 +100,27 @@ def test_scene_graph_query_and_overlap():
     assert rel[frozenset((square, far))] != "overlapping"
 
 
+def _cost_plain(track, seg, step: int, diag: float, gate: float, colour_weight: float = 1.0, pred=None) -> float:
+    """tracker._cost as first written (the reference its faster form is checked against)."""
+    last = track.segments[-1]
+    size = max(np.sqrt(last.area), np.sqrt(seg.area), 0.02 * diag)
+    pred = track.predict(step) if pred is None else pred
+    d_pred = float(np.linalg.norm(pred - np.asarray(seg.centroid))) / size
+    d_last = float(np.linalg.norm(np.asarray(last.centroid) - np.asarray(seg.centroid))) / size
+    d = min(d_pred, d_last + 0.25)
+    colour = colour_weight * float(np.linalg.norm(np.subtract(last.rgb, seg.rgb))) / 100.0
+    size_change = abs(float(np.log(max(seg.area, 1.0) / max(last.area, 1.0))))
+    if d > gate * (1 + 0.5 * (step - track.steps[-1] - 1)) or colour > 1.2 or size_change > 1.2:
+        return _BIG
+    return d + colour + 0.5 * size_change + 0.5 * (1.0 - box_iou(last.box, seg.box))
+
+
 def test_association_cost_is_the_plain_form_bit_for_bit():
     """tracker._cost (early gate exits, norm as sqrt(v.dot(v)), whole-number colour distance summed as
     integers) gives _cost_plain's value exactly, on pairs of constructed segments past and within each
     gate, with float, numpy float32 and float rgb fields."""
     from sama_model.backends.lite.segmentation import Segment
-    from sama_model.backends.lite.tracker import Track, _cost, _cost_plain
+    from sama_model.backends.lite.tracker import Track, _cost
 
     rng = np.random.default_rng(3)
 

@@ -73,7 +73,7 @@ def _cost(track: Track, seg: Segment, step: int, diag: float, gate: float, colou
 
     Why written this way: association asks this for every track and object of every frame (449 pairs
     in one motion_analyzer call on the 224-px clip), so per-call overhead counts. The values are those
-    of the plain form, :func:`_cost_plain`, bit for bit: a vector's length is ``np.linalg.norm``'s own
+    of the plain form (the test's ``_cost_plain``) bit for bit: a vector's length is ``np.linalg.norm``'s own
     ``sqrt(v.dot(v))`` (the same BLAS dot), whole-number colour differences are summed exactly as
     integers, square roots of floats are IEEE's; a pair past a gate returns as soon as that is known.
     """
@@ -108,22 +108,6 @@ def _rgb_distance(a: tuple, b: tuple) -> float:
     if all(type(v) is int for v in a) and all(type(v) is int for v in b) and len(a) == len(b):
         return math.sqrt(float(sum((x - y) * (x - y) for x, y in zip(a, b))))
     return float(np.linalg.norm(np.subtract(a, b)))
-
-
-def _cost_plain(track: Track, seg: Segment, step: int, diag: float, gate: float, colour_weight: float = 1.0,
-                pred: np.ndarray | None = None) -> float:
-    """:func:`_cost` as first written (the reference its faster form is checked against)."""
-    last = track.segments[-1]
-    size = max(np.sqrt(last.area), np.sqrt(seg.area), 0.02 * diag)
-    pred = track.predict(step) if pred is None else pred
-    d_pred = float(np.linalg.norm(pred - np.asarray(seg.centroid))) / size
-    d_last = float(np.linalg.norm(np.asarray(last.centroid) - np.asarray(seg.centroid))) / size
-    d = min(d_pred, d_last + 0.25)
-    colour = colour_weight * float(np.linalg.norm(np.subtract(last.rgb, seg.rgb))) / 100.0
-    size_change = abs(float(np.log(max(seg.area, 1.0) / max(last.area, 1.0))))
-    if d > gate * (1 + 0.5 * (step - track.steps[-1] - 1)) or colour > 1.2 or size_change > 1.2:
-        return _BIG
-    return d + colour + 0.5 * size_change + 0.5 * (1.0 - box_iou(last.box, seg.box))
 
 
 def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gate: float = 2.5,
