@@ -168,7 +168,21 @@ def test_am_action_scores_exact_values():
     assert scores["Video B"] == pytest.approx(0.0 + AM_ANY_OBJECT_WEIGHT * 1.0)
     assert scores["Video C"] == pytest.approx(1.0 + AM_ANY_OBJECT_WEIGHT * 1.0)
     assert scores["Video D"] == pytest.approx(0.0)
-    assert decide_am(ctx)[0] == "C"
+    letter, why = decide_am(ctx)
+    assert letter == "C" and "fragile" not in why  # C leads A by 1.3 - 0.65 = 0.65
+
+
+def test_am_answer_with_a_small_lead_is_marked_fragile():
+    """Two candidates whose actors move alike score the same: the first listed wins, and the reason
+    says the answer is fragile (its lead is under AM_FRAGILE_MARGIN)."""
+    from sama_model.skills.multi_video_comparison.am import AM_FRAGILE_MARGIN, decide as decide_am
+
+    actor = lambda pats: {"pattern": pats[0], "patterns": pats, "size_px": 30.0, "path_px": 10.0}
+    ctx = _am_ctx({"Reference": [actor(["bouncing"])], "Video A": [actor(["linear"])],
+                   "Video B": [actor(["bouncing"])], "Video C": [actor(["bouncing"])], "Video D": [actor(["static"])]})
+    letter, why = decide_am(ctx)
+    assert letter == "B"
+    assert f"fragile: the best leads the next by 0.000 < {AM_FRAGILE_MARGIN}" in why
 
 
 def test_am_motion_found_actor_scores_exact_values():
