@@ -199,14 +199,16 @@ def test_seed_point_takes_a_typical_frame_from_the_middle_of_the_window():
 def test_rigid_seed_lies_on_the_sliding_cut_out():
     # the corners of the textured cut-out move together over the panning texture: the seed is the
     # sampled frame where most of them are seen (9 of 24), on the cut-out's true centre (within its
-    # radius, 28 px), with the corners' spread as its radius
+    # radius, 28 px), with the corners' spread as its radius. The centre is pinned to 2 px: OpenCV's
+    # corner and flow kernels take other SIMD paths on other CPUs (an AMD EPYC gave 152.3, 113.5, radius
+    # 27.3)
     clip = actor_clip("slide")
     m = movers(clip, local=True)
     k0, centre, radius = rigid_seed(clip, m)
     FRAME_MEMO.clear()
     assert k0 == 9
-    assert centre == pytest.approx([151.2, 114.4], abs=0.5)
-    assert radius == pytest.approx(26.1, abs=0.5)
+    assert centre == pytest.approx([151.2, 114.4], abs=2.0)
+    assert radius == pytest.approx(26.1, abs=2.0)  # 27.3 on that CPU
     tr = motion_track("slide", 30, 10.0, (260.0, 180.0), np.random.default_rng(1), 28.0, 1.0)
     i = int(m.idx[k0])
     truth = tr.xy[i] - np.array([100 + 1.5 * i, 60 + 0.45 * i])
