@@ -80,6 +80,7 @@ def compare_evidence(before: dict[str, dict], after: dict[str, dict], answers_ch
     calls where it moved (with the mean absolute move of numeric fields). Per task: questions, those
     whose every shared tool result is identical, and answers moved with / without a moved result."""
     tools: dict[str, Counter] = defaultdict(Counter)
+    fields: dict[str, Counter] = defaultdict(Counter)  # tool -> field -> calls where it moved
     moves: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     tasks: dict[str, Counter] = defaultdict(Counter)
     for qid in sorted(set(before) & set(after)):
@@ -95,7 +96,7 @@ def compare_evidence(before: dict[str, dict], after: dict[str, dict], answers_ch
             for field in set(lb) | set(la):
                 x, y = lb.get(field), la.get(field)
                 if x != y:
-                    tools[tool][f"field:{field}"] += 1
+                    fields[tool][field] += 1
                     if _is_number(x) and _is_number(y):
                         moves[tool][field].append(abs(float(x) - float(y)))
         c = tasks[truth.get(qid, ("?", None))[0]]
@@ -103,16 +104,16 @@ def compare_evidence(before: dict[str, dict], after: dict[str, dict], answers_ch
         c["evidence_same"] += not moved
         c["answer_moved_evidence_moved"] += moved and qid in answers_changed
         c["answer_moved_evidence_same"] += (not moved) and qid in answers_changed
-    return {"tools": tools, "moves": moves, "tasks": tasks}
+    return {"tools": tools, "fields": fields, "moves": moves, "tasks": tasks}
 
 
 def evidence_markdown(result: dict[str, Any], top: int = 6) -> str:
     lines = ["| tool | calls in both runs | identical results | fields that moved (calls; mean abs move) |",
              "|---|---:|---:|---|"]
     for tool, c in sorted(result["tools"].items()):
-        fields = sorted(((k[6:], v) for k, v in c.items() if k.startswith("field:")), key=lambda f: (-f[1], f[0]))
+        moved = sorted(result["fields"][tool].items(), key=lambda f: (-f[1], f[0]))
         shown = []
-        for name, n in fields[:top]:
+        for name, n in moved[:top]:
             d = result["moves"][tool].get(name)
             shown.append(f"{name} {n}" + (f" ({sum(d) / len(d):.3g})" if d else ""))
         lines.append(f"| {tool} | {c['calls']} | {c['identical']} | {', '.join(shown) or '-'} |")
