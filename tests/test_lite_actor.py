@@ -17,8 +17,6 @@ from sama_model.backends.lite.actor import (
     follow,
     followed_object,
     motion_actor,
-    _Run,
-    following,
     on_movers,
     rigid_seed,
     rotating_fit,
@@ -254,11 +252,11 @@ def test_follow_takes_the_seed_from_its_own_frame_into_the_middle_frame():
     assert np.abs(f.pos - [260.0 - 100 - 1.5 * ir, 180.0 - 60 - 0.45 * ir]).max() <= 0.5
 
 
-def _set_aside_scene(monkeypatch, plans):
+def _seeded_scene(monkeypatch, plans):
     """motion_actor over constructed movers (6 sampled frames, foreground in a 6x6 square of the half-size
     masks at (40..45, 30..35) in every frame, no camera) and seeds whose follows are scripted: each plan is
-    (track id, steps off the foreground, median match). A scripted follow yields steps 0..5 at input
-    (85, 65) (on the square) or 40 px right of it (off), and counts the steps it was asked for."""
+    (track id, steps off the foreground, median match). A scripted follow has steps 0..5 at input
+    (85, 65) (on the square) or 40 px right of it (off); it counts the steps it was asked for."""
     masks = [np.zeros((60, 80), np.uint8) for _ in range(6)]
     for mk in masks:
         mk[30:36, 40:46] = 1
@@ -269,9 +267,7 @@ def _set_aside_scene(monkeypatch, plans):
         i = int(centre[0])
         _tid, off, score = plans[i]
         pos = np.array([[85.0 + 40.0 * (k in off), 65.0] for k in range(6)])
-        for k in range(6):
-            asked[i] += 1
-            yield k, pos[k]
+        asked[i] += 6
         return Followed(list(range(6)), pos, np.zeros(6), np.ones(6), np.full(6, score), 8.0, 30.0,
                         np.arange(6) / 8.0, (160, 120), 6)
 
@@ -282,20 +278,56 @@ def _set_aside_scene(monkeypatch, plans):
     return asked
 
 
-def test_a_follow_off_the_foreground_is_set_aside_until_no_later_seed_is_on_it(monkeypatch):
-    # seed 7 leaves the foreground at step 2: set aside after 3 steps; seed 8 is on it throughout and is taken
-    asked = _set_aside_scene(monkeypatch, [(7, {2}, 0.9), (8, set(), 0.9)])
+def test_the_first_follow_near_the_best_share_on_the_foreground_is_the_actor(monkeypatch):
+    # seed 7 is off the foreground in step 2 (5 of 6 steps on), seed 8 on it throughout: 8 is taken
+    asked = _seeded_scene(monkeypatch, [(7, {2}, 0.9), (8, set(), 0.9)])
     got = motion_actor(None)
-    assert (got["seed_track"], got["on_movers"], asked) == (8, 1.0, [3, 6])
-    # no seed on the foreground throughout (seed 9 is, but lost its texture: median match 0.3): the first
-    # set aside is resumed and taken (5 of 6 steps on), the second is never resumed
-    asked = _set_aside_scene(monkeypatch, [(7, {2}, 0.9), (8, {4}, 0.9), (9, set(), 0.3)])
+    assert (got["seed_track"], got["on_movers"], asked) == (8, 1.0, [6, 6])
+    # a follow on the foreground throughout ends the search: no later seed is followed
+    asked = _seeded_scene(monkeypatch, [(7, set(), 0.9), (8, set(), 0.9)])
     got = motion_actor(None)
-    assert (got["seed_track"], got["on_movers"], asked) == (7, 0.833, [6, 5, 6])
-    # the first set aside lost its texture once resumed: the next one is resumed and taken
-    asked = _set_aside_scene(monkeypatch, [(7, {2}, 0.3), (8, {0, 1}, 0.9)])
+    assert (got["seed_track"], got["on_movers"], asked) == (7, 1.0, [6, 0])
+    # none on it throughout (seed 9 is, but lost its texture: median match 0.3): of the two with the
+    # best share (5 of 6 steps) the first is taken
+    asked = _seeded_scene(monkeypatch, [(7, {2}, 0.9), (8, {4}, 0.9), (9, set(), 0.3)])
+    got = motion_actor(None)
+    assert (got["seed_track"], got["on_movers"], asked) == (7, 0.833, [6, 6, 6])
+    # the first lost its texture: the next is taken
+    asked = _seeded_scene(monkeypatch, [(7, {2}, 0.3), (8, {0, 1}, 0.9)])
     got = motion_actor(None)
     assert (got["seed_track"], got["on_movers"], asked) == (8, 0.667, [6, 6])
+    # within the tolerance of the best: with 0.2, seed 7's 5 of 6 steps are near enough to 1 and the
+    # search ends there
+    monkeypatch.setattr(actor_mod, "ACTOR_ON_TOLERANCE", 0.2)
+    asked = _seeded_scene(monkeypatch, [(7, {2}, 0.9), (8, set(), 0.9)])
+    got = motion_actor(None)
+    assert (got["seed_track"], got["on_movers"], asked) == (7, 0.833, [6, 0])
+    # ... but not 4 of 6 (0.667): the later seed on the foreground throughout is taken
+    asked = _seeded_scene(monkeypatch, [(7, {2, 3}, 0.9), (8, set(), 0.9)])
+    got = motion_actor(None)
+    assert (got["seed_track"], got["on_movers"], asked) == (8, 1.0, [6, 6])
+
+
+def _edge_track(tid: int, x: float, area: float, n: int = 8) -> Track:
+    return Track(tid, list(range(n)), [_segment(x, area) for _ in range(n)])
+
+
+def test_edge_share_counts_segments_touching_the_frame_edge():
+    # 20x20 boxes centred at x = 11 (left edge at 1 px: touching, within 2 px) and x = 13 (3 px in)
+    assert actor_mod.edge_share(_edge_track(1, 11.0, 400.0), (160, 120)) == 1.0
+    assert actor_mod.edge_share(_edge_track(2, 13.0, 400.0), (160, 120)) == 0.0
+    mixed = Track(3, list(range(4)), [_segment(x, 400.0) for x in (11.0, 13.0, 80.0, 149.0)])
+    assert actor_mod.edge_share(mixed, (160, 120)) == 0.5  # 149 + 10 = 159 >= 160 - 2
+
+
+def test_movers_along_the_frame_edge_are_seeded_after_those_inside_it(monkeypatch):
+    # a large mover along the left edge (a globe's limb under a camera that follows the globe) would
+    # be the most actor-like; the smaller one inside the frame is tried first, the edge one last
+    m = Movers([_edge_track(1, 11.0, 900.0), _edge_track(2, 80.0, 400.0), _edge_track(3, 120.0, 100.0)],
+               np.arange(8), np.arange(8) / 8.0, np.zeros((8, 2)), [], [], [], 1.0)
+    monkeypatch.setattr(actor_mod, "rigid_seed", lambda clip, m_: None)
+    clip = type("C", (), {"frames": np.zeros((8, 120, 160, 3), np.uint8)})()
+    assert [tid for tid, _seed in actor_mod.actor_seeds(clip, m)] == [2, 3, 1]
 
 
 def test_follow_skips_tries_that_cannot_beat_a_near_perfect_match(monkeypatch):
@@ -325,50 +357,13 @@ def test_follow_skips_tries_that_cannot_beat_a_near_perfect_match(monkeypatch):
     assert (skipped, calls[0]) == (59, 391)
 
 
-def _scripted_follow(order, pos_by_step, radius=8.0):
-    """A following generator that yields the steps in ``order`` (the seed's, then forward, then backward)
-    at ``pos_by_step`` and returns the Followed of them (steps sorted), as :func:`following` does."""
-    for k in order:
-        yield k, pos_by_step[k]
-    steps = sorted(order)
-    n = len(pos_by_step)
-    return Followed(steps, np.array([pos_by_step[k] for k in steps]), np.zeros(len(steps)), np.ones(len(steps)),
-                    np.ones(len(steps)), radius, 30.0, np.array(steps) / 8.0, (160, 120), n)
-
-
-def test_a_follow_s_share_on_the_foreground_is_counted_as_it_comes():
-    # the share motion_actor takes from the steps counted off the foreground while following (set aside
-    # and resumed or not) is on_movers' float, bit for bit: 7 steps followed from step 3 (forward, then
-    # backward), the square of the on_movers test (shifted by the camera in frame 1) in frames 0-5, none in 6;
-    # the point leaves the square in frame 4 -> 5 of 7 on
-    masks = [np.zeros((60, 80), np.uint8) for _ in range(7)]
-    for k in (0, 2, 3, 4, 5):
-        masks[k][30:36, 40:46] = 1
-    masks[1][30:36, 50:56] = 1
-    maps = [np.eye(3) for _ in range(7)]
-    maps[1] = np.array([[1.0, 0, -10], [0, 1, 0], [0, 0, 1]])
-    m = Movers([], np.arange(7), np.arange(7) / 8.0, np.zeros((7, 2)), masks, [], maps, 0.5)
-    pos = {k: np.array([85.0 + 16.0 * (k == 4), 65.0]) for k in range(7)}
-    order = [3, 4, 5, 6, 2, 1, 0]
-    for allowed in (None, 0.0, 1.0, 2.0):
-        run = _Run(7, 8.0, _scripted_follow(order, pos))
-        while not run.advance(m, allowed):
-            allowed = None  # set aside, then resumed to the end
-        assert run.f.steps == list(range(7)) and run.off == 2
-        assert run.share() == on_movers(run.f, m) == 5 / 7
-    m.masks = []  # nothing known to move
-    run = _Run(7, 8.0, _scripted_follow(order, pos))
-    run.advance(m, None)
-    assert run.share() == on_movers(run.f, m) == 0.0
+def test_a_follow_on_the_cut_out_stays_on_the_foreground_and_one_beside_it_does_not():
     # a real follow (a sliding cut-out under a panning camera), seeded on the cut-out and beside it
     clip = actor_clip("slide")
     mv = movers(clip, local=True)
     k0, centre, radius = seed_point(max(mv.tracks, key=lambda t: len(t.steps)), len(mv.idx))
     shares = []
     for c in (centre, centre + [3.0 * radius, 0.0]):
-        run = _Run(None, radius, following(clip, mv, k0, c, radius))
-        run.advance(mv, None)
-        shares.append(run.share())
-        assert run.share() == on_movers(run.f, mv)
+        shares.append(on_movers(follow(clip, mv, k0, c, radius), mv))
     FRAME_MEMO.clear()
     assert shares[0] == 1.0 and shares[1] < 1.0
