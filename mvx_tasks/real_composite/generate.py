@@ -27,8 +27,10 @@ GENERATOR_VERSION = 1
 MANIFEST = "real_composite.json"
 #: seeds looked at while fitting the lite backends' constants (7, 1, 3, 4, 8, 9), while choosing
 #: between candidate changes (5, 6, and seed 5's RID questions; 101 and 102, RID, 2026-12-02) or to
-#: confirm a change (10, AM): never report these. Held out so far: 2, 11, 13, 14 and 15 (all five
-#: were used on 2026-12-02 to reject one CNT change, so confirm the next change on seed 16 or later).
+#: confirm a change (10, AM): never report these. Held out so far: 2, 11, 13, 14, 15 and 16 (used on
+#: 2026-12-02 to reject one CNT change and on 2026-12-03 to measure AM's actor-finder change, chosen on
+#: seeds 3 and 8), 17 and 18 (first measured on 2026-12-03, for that change); confirm the next change on
+#: seed 19 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
