@@ -75,8 +75,6 @@ SPIN_TURNED = 90.0  # degrees: a followed actor must turn at least this far over
 
 FOLLOW_ANGLES = np.arange(-36.0, 36.1, 6.0)  # turn tried per step around the predicted angle (degrees)
 FOLLOW_SCALES = (0.85, 0.92, 1.0, 1.08, 1.17)  # size change tried per step around the last scale
-FOLLOW_SCALE_RATE = False
-FOLLOW_SCALE_REACH = 0.4
 FOLLOW_SCALE_COST = 0.02  # match score a scale change must gain over keeping the size
 FOLLOW_TURN_COST = 0.01  # match score a turn must gain over keeping the angle
 FOLLOW_MIN_SCORE = 0.3  # a normalised correlation below this loses the actor for that frame
@@ -153,7 +151,7 @@ def following(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: f
         return None
     rec: dict[int, tuple[np.ndarray, float, float, float]] = {k0: (c0.copy(), 0.0, 1.0, 1.0)}
     for direction in (1, -1):
-        pos, vel, ang, sc, omega, zeta, miss, last = c0.copy(), np.zeros(2), 0.0, 1.0, 0.0, 0.0, 0, k0
+        pos, vel, ang, sc, omega, miss, last = c0.copy(), np.zeros(2), 0.0, 1.0, 0.0, 0, k0
         k = k0 + direction
         while 0 <= k < n and miss <= 2:
             g = _registered(clip, m, k)
@@ -189,10 +187,6 @@ def following(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: f
                 if best[0] < MATCH_CEILING - FOLLOW_SCALE_COST:
                     tries = [best] + [match(best[2], float(np.clip(sc * ds, 0.4, 2.5)), FOLLOW_SCALE_COST)
                                       for ds in FOLLOW_SCALES if ds != 1.0]
-                    grow = float(np.exp(np.clip(zeta * dt, -FOLLOW_SCALE_REACH, FOLLOW_SCALE_REACH)))
-                    if FOLLOW_SCALE_RATE and abs(grow - 1.0) > 0.05:
-                        tries += [match(best[2], float(np.clip(sc * grow * ds, 0.4, 2.5)), FOLLOW_SCALE_COST)
-                                  for ds in FOLLOW_SCALES]
                     best = max(tries, key=lambda x: x[0])
             if best[0] < FOLLOW_MIN_SCORE:
                 miss += 1
@@ -202,7 +196,6 @@ def following(clip: VideoClip, m: Movers, k0: int, centre: np.ndarray, radius: f
             vel = (new - pos) / (miss + 1)
             if abs(dt) > 1e-6:
                 omega = (best[2] - ang) / dt
-                zeta = float(np.log(best[3] / sc)) / dt
             pos, ang, sc, miss, last = new, best[2], best[3], 0, k
             rec[k] = (pos.copy(), ang, sc, best[0])
             k += direction
@@ -448,7 +441,7 @@ def rigid_seed(clip: VideoClip, m: Movers) -> tuple[int, np.ndarray, float] | No
 #: the camera fit follows the globe's turning surface (world.mp4), a wall's edge under a hand-held
 #: camera, content that a pan brings in. Real-footage composite AM seeds 3 and 8 (fitted there,
 #: backend level; the cut-out's true positions used for scoring only): the followed object was the
-#: cut-out in 288 -> 324 of 400 videos (world.mp4's plate 12 -> 41 of 62), named right 259 -> 288,
+#: cut-out in 288 -> 324 of 400 videos (world.mp4's plate 22 -> 41 of 62), named right 259 -> 288,
 #: the same object at CRF 20 and 30 in 130 -> 149 of 200 videos.
 EDGE_PX = 2.0
 EDGE_SHARE = 0.5
@@ -464,8 +457,9 @@ def edge_share(t: Track, frame_wh: tuple[int, int]) -> float:
 
 def actor_seeds(clip: VideoClip, m: Movers) -> Iterator[tuple[int | None, tuple[int, np.ndarray, float]]]:
     """(mover track id, or None for the rigid corners; seed) in the order they are tried: the most
-    actor-like mover, the rigid corner group (:func:`rigid_seed`), the next movers. A generator, so
-    the corner trajectories are tracked only when the first mover's follow fails."""
+    actor-like mover, the rigid corner group (:func:`rigid_seed`), the next movers, those along the
+    frame's edge (:data:`EDGE_SHARE`) after those inside it. A generator, so the corner trajectories
+    are tracked only when the first mover's follow does not end the search."""
     n = len(m.idx)
     wh = (clip.frames.shape[2], clip.frames.shape[1])
     tracks = sorted([t for t in m.tracks if len(t.steps) >= 4],
