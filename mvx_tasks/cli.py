@@ -181,6 +181,26 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     return 0 if rep["verdict"] == "sees every video" else 2
 
 
+def _cmd_reencode(args: argparse.Namespace) -> int:
+    from .data import DataSourceError
+    from .reencode import ReencodeError, reencode_folder
+    from .schema import SchemaError
+
+    try:
+        out = reencode_folder(args.folder, args.out, args.crf, args.preset, args.workers)
+    except (ReencodeError, DataSourceError, SchemaError) as exc:
+        print(f"mvx-bench reencode: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.out}: {len(out['done'])} videos re-encoded at CRF {args.crf} ({args.preset}), "
+          f"{len(out['skipped'])} already done, {len(out['failed'])} failed; record: {out['record']}")
+    for rel, reason in out["failed"].items():
+        print(f"failed (copied unchanged): {rel}: {reason}", file=sys.stderr)
+    if not out["failed"]:
+        print(f"compare a model's answers on both: run it on {args.folder} and on {args.out}, then "
+              "python benchmarks/compare_answers.py RUN_A RUN_B --data " + str(args.folder))
+    return 1 if out["failed"] else 0
+
+
 def _cmd_trace(args: argparse.Namespace) -> int:
     from sama_model.trace import render_trace
 
@@ -233,6 +253,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--difficulty", choices=("easy", "default", "hard"), default="default")
     s.add_argument("--tasks", default=None, help="comma-separated task codes (default: all)")
     s.set_defaults(func=_cmd_synth)
+
+    s = sub.add_parser("reencode", help="copy a dataset folder with every video re-encoded at another quality "
+                                        "(codec-stability tests)")
+    s.add_argument("folder", help="dataset folder (data.jsonl and its videos)")
+    s.add_argument("--out", required=True, help="where the copy goes (a rerun resumes it)")
+    s.add_argument("--crf", type=int, required=True, help="libx264 quality (18 near lossless, 23 default, 30 low)")
+    s.add_argument("--preset", default="medium", help="libx264 preset (default: medium, libx264's own)")
+    s.add_argument("--workers", type=int, default=1, help="videos re-encoded in parallel")
+    s.set_defaults(func=_cmd_reencode)
 
     s = sub.add_parser("demo", help="offline main job: SAMA on MVX-Synth through lmms-eval")
     s.add_argument("--out", default="outputs/demo")

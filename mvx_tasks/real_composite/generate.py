@@ -33,7 +33,8 @@ MANIFEST = "real_composite.json"
 #: seeds 3 and 8), 17 and 18 (first measured on 2026-12-03, for that change), 19 and 20 (first measured
 #: on 2026-12-03 at 09:35 on fe31bd8; then, with 21 and 22, to reject a pulse-size change); the eight of
 #: 2, 11-16, 19 and 20 regenerated at version 2 and measured on 2026-12-03 (the plate fix, found on
-#: seeds 1 and 3; nothing chosen on them); confirm the next change on seed 23 or later.
+#: seeds 1 and 3; nothing chosen on them); 23 (first measured on 2026-12-03 at 15:33 at CRF 20, 23, 26 and
+#: 30, then used to reject an AM weight change); confirm the next change on seed 24 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
