@@ -170,11 +170,13 @@ def reencode_folder(src: str | os.PathLike, dst: str | os.PathLike, crf: int, pr
                 f"{dst_r} already holds videos re-encoded with crf {old.get('crf')}, preset {old.get('preset')}; this run "
                 f"asks for crf {crf}, preset {preset}. Write to another folder, or delete {dst_r} to start over")
         record["videos"] = dict(old.get("videos") or {})
-    # every file that is not a video the questions use is copied as it is (data.jsonl, subtitles, notes)
+    # every file that is not a video the questions use is copied as it is (data.jsonl, subtitles, notes);
+    # a link to a file outside the folder is not followed out of it
     wanted = set(videos)
     for path in sorted(src_r.rglob("*")):
         rel = path.relative_to(src_r).as_posix()
-        if path.is_file() and rel not in wanted and not rel.endswith(".part") and rel != RECORD:
+        inside = src_r in path.resolve().parents
+        if path.is_file() and inside and rel not in wanted and not rel.endswith(".part") and rel != RECORD:
             target = dst_r / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)

@@ -47,8 +47,11 @@ def _dataset(root: Path, broken: bool = False) -> Path:
 
 def test_reencode_keeps_frames_times_and_files(tmp_path):
     src = _dataset(tmp_path / "src")
+    (tmp_path / "private.txt").write_text("not part of the dataset\n", encoding="utf-8")
+    (src / "link.txt").symlink_to(tmp_path / "private.txt")
     out = reencode_folder(src, tmp_path / "dst", crf=35, preset="ultrafast")
     dst = tmp_path / "dst"
+    assert not (dst / "link.txt").exists()  # a link out of the folder is not followed
     assert sorted(out["done"]) == ["videos/a.mp4", "videos/b.mp4", "videos/c.mp4"]
     assert out["skipped"] == [] and out["failed"] == {}
     # every other file copied byte for byte
