@@ -259,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("folder", help="dataset folder (data.jsonl and its videos)")
     s.add_argument("--out", required=True, help="where the copy goes (a rerun resumes it)")
     s.add_argument("--crf", type=int, required=True, help="libx264 quality (18 near lossless, 23 default, 30 low)")
-    s.add_argument("--preset", default="medium", help="libx264 preset (default: medium, libx264's own)")
+    s.add_argument("--preset", default="medium", help="libx264 preset, ultrafast ... veryslow (default: medium, "
+                                                      "libx264's own)")
     s.add_argument("--workers", type=int, default=1, help="videos re-encoded in parallel")
     s.set_defaults(func=_cmd_reencode)
 

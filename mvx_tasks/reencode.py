@@ -39,6 +39,7 @@ from .video_index import VideoDecodeError, video_info
 
 RECORD = "reencode.json"
 DEFAULT_PRESET = "medium"  # libx264's own default: what `ffmpeg -c:v libx264 -crf N` gives a user
+PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo")
 _MS = Fraction(1, 1000)
 
 
@@ -99,7 +100,7 @@ def reencode_video(src: str | os.PathLike, dst: str | os.PathLike, crf: int, pre
                                            "to one size with ffmpeg first")
                 t = float(frame.time) if frame.time is not None else frames / float(fps)
                 first = t if first is None else first
-                ms = max(int(round((t - first) * 1000)), last_ms + 1)  # strictly increasing
+                ms = max(round((t - first) * 1000), last_ms + 1)  # strictly increasing
                 last_ms = ms
                 vf = av.VideoFrame.from_ndarray(even, format="rgb24")
                 vf.pts, vf.time_base = ms, _MS
@@ -113,7 +114,7 @@ def reencode_video(src: str | os.PathLike, dst: str | os.PathLike, crf: int, pre
     except VideoDecodeError:
         part.unlink(missing_ok=True)
         raise
-    except Exception as exc:  # damaged data mid-stream, an encoder refusal
+    except Exception as exc:  # noqa: BLE001 - damaged data mid-stream, an encoder refusal: this video only
         part.unlink(missing_ok=True)
         raise VideoDecodeError(f"video file {src} could not be re-encoded after {frames} frames "
                                f"({type(exc).__name__}: {str(exc)[:120]})") from None
@@ -148,6 +149,9 @@ def reencode_folder(src: str | os.PathLike, dst: str | os.PathLike, crf: int, pr
     """Copy the dataset folder ``src`` to ``dst`` with every video re-encoded (see the module doc).
     Returns {"done": [...], "skipped": [...], "failed": {path: reason}, "record": path} (video paths
     relative to the folder)."""
+    if preset not in PRESETS or not 0 <= int(crf) <= 51:
+        raise ReencodeError(f"libx264 takes a CRF from 0 to 51 and a preset of {', '.join(PRESETS)}; got crf {crf}, "
+                            f"preset {preset!r}")
     src_r, dst_p = Path(src).resolve(), Path(dst)
     if not (src_r / DATA_FILE).is_file():
         raise ReencodeError(f"{src_r} holds no {DATA_FILE}: give a dataset folder in the canonical layout "

@@ -102,6 +102,11 @@ def test_other_settings_into_the_same_folder_are_refused(tmp_path):
     with pytest.raises(ReencodeError, match=r"crf 35, preset ultrafast; this run asks for crf 30, preset ultrafast.*"
                                             r"another folder"):
         reencode_folder(src, tmp_path / "dst", crf=30, preset="ultrafast")
+    with pytest.raises(ReencodeError, match="preset 'fastest'"):
+        reencode_folder(src, tmp_path / "other", crf=30, preset="fastest")
+    with pytest.raises(ReencodeError, match="CRF from 0 to 51.*crf 60"):
+        reencode_folder(src, tmp_path / "other", crf=60)
+    assert not (tmp_path / "other").exists()  # refused before anything is written
     with pytest.raises(ReencodeError, match="inside it"):
         reencode_folder(src, src / "copy", crf=30)
     with pytest.raises(ReencodeError, match="holds no data.jsonl"):
