@@ -132,9 +132,13 @@ def _job(args: tuple[str, str, int, str]) -> tuple[str, dict[str, Any]]:
         return "failed", {"reason": str(exc)}
 
 
-def _stamp(path: Path) -> list[int]:
-    """A source file's size and modification time: a video replaced since is re-encoded again."""
-    st = path.stat()
+def _stamp(path: Path) -> list[int] | None:
+    """A source file's size and modification time (None when it is missing): a video replaced since is
+    re-encoded again."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
     return [int(st.st_size), int(st.st_mtime_ns)]
 
 
@@ -197,9 +201,11 @@ def reencode_folder(src: str | os.PathLike, dst: str | os.PathLike, crf: int, pr
 
     def finish(rel: str, status: str, data: dict[str, Any]) -> None:
         if status == "failed":
-            # the original stays in the copy: the evaluation then fails this question with the decoder's reason
-            (dst_r / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src_r / rel, dst_r / rel)
+            # the original stays in the copy (a missing one stays missing): the evaluation then fails this
+            # question with the decoder's reason, as on the source folder
+            if (src_r / rel).is_file():
+                (dst_r / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src_r / rel, dst_r / rel)
             failed[rel] = data["reason"]
         else:
             done.append(rel)

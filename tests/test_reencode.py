@@ -125,6 +125,11 @@ def test_a_broken_video_is_recorded_and_copied_and_the_rest_go_on(tmp_path, caps
     assert "truncated" in rec["videos"]["videos/c.mp4"]["reason"] or "cannot be decoded" in rec["videos"]["videos/c.mp4"]["reason"]
     assert (dst / "videos/c.mp4").read_bytes() == (src / "videos/c.mp4").read_bytes()
     assert {rec["videos"][r]["status"] for r in ("videos/a.mp4", "videos/b.mp4")} == {"done"}
+    # a video the questions name but the folder lacks: listed, the rest still done
+    (src / "videos/b.mp4").unlink()
+    out = reencode_folder(src, tmp_path / "dst2", crf=35, preset="ultrafast")
+    assert "does not exist" in out["failed"]["videos/b.mp4"] and not (tmp_path / "dst2/videos/b.mp4").exists()
+    assert out["done"] == ["videos/a.mp4"] and "videos/c.mp4" in out["failed"]
 
 
 def test_rotation_is_applied_and_odd_sizes_padded(tmp_path):
