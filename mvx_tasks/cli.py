@@ -196,8 +196,9 @@ def _cmd_reencode(args: argparse.Namespace) -> int:
     for rel, reason in out["failed"].items():
         print(f"failed (copied unchanged): {rel}: {reason}", file=sys.stderr)
     if not out["failed"]:
-        print(f"compare a model's answers on both: run it on {args.folder} and on {args.out}, then "
-              "python benchmarks/compare_answers.py RUN_A RUN_B --data " + str(args.folder))
+        print(f"compare a model's answers on both: run it on {args.folder} and on {args.out} (lmms-eval with "
+              "--log_samples), then `mvx-bench view RUN_A --compare RUN_B` (any model), or for SAMA's traces "
+              f"`python benchmarks/compare_answers.py TRACES_A TRACES_B --data {args.folder}` (which tool results moved)")
     return 1 if out["failed"] else 0
 
 
