@@ -22,8 +22,6 @@ from .base import AgentState, PlannerConfigError, PlannerTurn, QuestionContext, 
 from .json_actions import parse_json_action
 from .prompting import question_block, state_block, system_prompt
 
-_MODELS: dict[tuple, tuple[Any, Any]] = {}
-_LOAD_LOCK = threading.Lock()
 _GEN_LOCK = threading.Lock()
 
 
@@ -41,17 +39,18 @@ def smollm2_gguf() -> tuple[str, str]:
 
 
 def load_model(model: str, gguf_file: str | None, device: str) -> tuple[Any, Any]:
-    """(tokenizer, model), loaded once per process."""
-    key = (model, gguf_file, device)
-    with _LOAD_LOCK:
-        if key not in _MODELS:
-            from transformers import AutoModelForCausalLM, AutoTokenizer
+    """(tokenizer, model), loaded once per process, in the tools' model cache (whose loads run one at a
+    time: a planner loading while a tool loads its model in another thread would get meta tensors)."""
+    from ..backends.models._runtime import MODELS
 
-            kw = {"gguf_file": gguf_file} if gguf_file else {}
-            tok = AutoTokenizer.from_pretrained(model, **kw)
-            lm = AutoModelForCausalLM.from_pretrained(model, **kw).to(device).eval()
-            _MODELS[key] = (tok, lm)
-        return _MODELS[key]
+    def load() -> tuple[Any, Any]:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        kw = {"gguf_file": gguf_file} if gguf_file else {}
+        tok = AutoTokenizer.from_pretrained(model, **kw)
+        return tok, AutoModelForCausalLM.from_pretrained(model, **kw).to(device).eval()
+
+    return MODELS.get(("hf-planner", model, gguf_file, device), load)
 
 
 class HFPlanner:

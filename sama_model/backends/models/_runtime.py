@@ -119,9 +119,16 @@ class SharedModels:
     """Process-wide, thread-safe lazy cache: each model loads once however many backends ask.
 
     ``maxsize`` bounds it (least recently used first out) for caches of per-video results.
+    ``serial_loads``: loads of *different* keys run one at a time too (re-entrant, so a load may ask for
+    another model). Why: building a model is not thread-safe across libraries. transformers builds
+    weights on the meta device under process-global patches, so two models loaded at once in two threads
+    (an LLM planner calling the reader and the detector in parallel, each loading on first use) come out
+    with meta tensors: "Cannot copy out of meta tensor" in 7 of 10 trials with two tiny checkpoints.
+    A load happens once per model and process, so serialising them costs nothing afterwards; caches of
+    per-video results keep parallel computation (off).
     """
 
-    def __init__(self, maxsize: int | None = None) -> None:
+    def __init__(self, maxsize: int | None = None, serial_loads: bool = False) -> None:
         from collections import OrderedDict
 
         self.maxsize = maxsize
@@ -129,6 +136,7 @@ class SharedModels:
         self._lock = threading.Lock()
         self._key_locks: dict[tuple, threading.Lock] = {}
         self._failed: dict[tuple, Exception] = {}
+        self._serial = threading.RLock() if serial_loads else None
 
     def get(self, key: tuple, load: Callable[[], T]) -> T:
         with self._lock:
@@ -137,6 +145,13 @@ class SharedModels:
                 return self._items[key]
             if key in self._failed:  # a missing weight or package stays missing: fail at once
                 raise self._failed[key]
+        if self._serial is not None:
+            with self._serial:  # taken before any key's lock: nested loads cannot deadlock
+                return self._load(key, load)
+        return self._load(key, load)
+
+    def _load(self, key: tuple, load: Callable[[], T]) -> T:
+        with self._lock:
             lock = self._key_locks.setdefault(key, threading.Lock())
         with lock:  # one load per key even when several threads ask at once
             with self._lock:
@@ -163,4 +178,4 @@ class SharedModels:
             self._failed.clear()
 
 
-MODELS = SharedModels()
+MODELS = SharedModels(serial_loads=True)
