@@ -186,8 +186,9 @@ class Bench:
         from sama_model.skills.multi_video_comparison.am import actor_patterns, motion_match
 
         ans, right = [], []
-        names = {"bounce": "bouncing", "spin": "spinning", "orbit": "orbiting", "zigzag": "zig-zag",
-                 "pulse": ("growing", "shrinking", "pulsing"), "slide": "linear", "shake": ("shaking", "oscillating")}
+        from mvx_tasks.synth.sprites import MOTION_PATTERNS
+
+        names = {**MOTION_PATTERNS, "pulse": ("growing", "shrinking", "pulsing"), "shake": ("shaking", "oscillating")}
         for s in samples:
             m = s["meta"]
             objs, pats = {}, {}

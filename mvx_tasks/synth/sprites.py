@@ -206,6 +206,9 @@ MOTIONS: tuple[str, ...] = ("bounce", "spin", "orbit", "zigzag", "pulse", "slide
 MOTION_WORDS = {"bounce": "bouncing up and down", "spin": "spinning in place", "orbit": "moving in a circle",
                 "zigzag": "zig-zagging across", "pulse": "growing and shrinking", "slide": "sliding steadily across",
                 "shake": "shaking quickly side to side"}
+#: the motion analyzer's pattern name for each motion (a track's "patterns" name it when read right)
+MOTION_PATTERNS = {"bounce": "bouncing", "spin": "spinning", "orbit": "orbiting", "zigzag": "zig-zag", "pulse": "pulsing",
+                   "slide": "linear", "shake": "shaking"}
 
 
 def motion_track(pattern: str, T: int, fps: float, centre: tuple[float, float], rng: np.random.Generator,

@@ -519,34 +519,50 @@ def _kept(f: Followed | None, n: int) -> bool:
     return f is not None and len(f.steps) >= ACTOR_MIN_STEPS * n and float(np.median(f.score)) >= ACTOR_MIN_MATCH
 
 
-def motion_actor(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict | None:
-    """The clip's main actor found by how it moves and followed by its own texture, with its motion
-    patterns (see :func:`followed_object`); None when no textured persistent mover is found (flat
-    shapes: the segmentation path names those). Of the seeds' follows that keep their texture, the
-    first (in :func:`actor_seeds`' order) whose share of steps on the motion foreground is within
-    :data:`ACTOR_ON_TOLERANCE` of the best follow's is taken."""
-    m = movers(clip, window, max_frames, local=True)
+@dataclass
+class Chosen:
+    """The follow :func:`choose_actor` took: its seed (sampled frame, centre and radius in input
+    pixels; the mover track id, or None for the rigid corners), the follow and its share of steps on
+    the motion foreground. The seed is kept so the following can be repeated from it (in another
+    encoding of the clip: ``benchmarks/actor_stability.py`` tells seeding noise from following noise)."""
+
+    track: int | None
+    seed: tuple[int, np.ndarray, float]
+    follow: Followed
+    on_movers: float
+
+
+def choose_actor(clip: VideoClip, m: Movers) -> Chosen | None:
+    """Of the seeds' follows that keep their texture, the first (in :func:`actor_seeds`' order) whose
+    share of steps on the motion foreground is within :data:`ACTOR_ON_TOLERANCE` of the best
+    follow's; None when no seed's follow keeps its texture."""
     n = len(m.idx)
-    if n < 4:
-        return None
-    kept: list[tuple[float, int | None, Followed]] = []  # (on-foreground share, seed track, follow), seed order
-    for tid, (k0, centre, radius) in actor_seeds(clip, m):
-        f = following(clip, m, k0, centre, radius, ACTOR_MIN_TEXTURE)
+    kept: list[Chosen] = []  # in seed order
+    for tid, seed in actor_seeds(clip, m):
+        f = following(clip, m, *seed, ACTOR_MIN_TEXTURE)
         if not _kept(f, n):
             continue
         assert f is not None
         share = on_movers(f, m)
         # a share this near 1 is within the tolerance of any later one, and earlier ones are out of reach
-        if share >= 1.0 - ACTOR_ON_TOLERANCE and share > max([k[0] for k in kept], default=-1.0) + ACTOR_ON_TOLERANCE:
-            kept = [(share, tid, f)]
-            break
-        kept.append((share, tid, f))
-    top = max([k[0] for k in kept], default=0.0)
-    best = next((k for k in kept if k[0] >= top - ACTOR_ON_TOLERANCE), None)
+        if share >= 1.0 - ACTOR_ON_TOLERANCE and share > max([k.on_movers for k in kept], default=-1.0) + ACTOR_ON_TOLERANCE:
+            return Chosen(tid, seed, f, share)
+        kept.append(Chosen(tid, seed, f, share))
+    top = max([k.on_movers for k in kept], default=0.0)
+    return next((k for k in kept if k.on_movers >= top - ACTOR_ON_TOLERANCE), None)
+
+
+def motion_actor(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict | None:
+    """The clip's main actor found by how it moves and followed by its own texture, with its motion
+    patterns (see :func:`followed_object`); None when no textured persistent mover is found (flat
+    shapes: the segmentation path names those). The follow is :func:`choose_actor`'s."""
+    m = movers(clip, window, max_frames, local=True)
+    if len(m.idx) < 4:
+        return None
+    best = choose_actor(clip, m)
     if best is None:
         return None
-    share, tid, f = best
-    obj = followed_object(f)
-    obj.update(source="motion", seed_track=tid, seed="mover" if tid is not None else "rigid corners",
-               texture=round(f.texture, 1), on_movers=round(share, 3))
+    obj = followed_object(best.follow)
+    obj.update(source="motion", seed_track=best.track, seed="mover" if best.track is not None else "rigid corners",
+               texture=round(best.follow.texture, 1), on_movers=round(best.on_movers, 3))
     return obj
