@@ -40,13 +40,12 @@ SEED_PX = 3.0  # seed centres closer than this (input pixels), in the same sampl
 
 
 def _actor(path: str) -> tuple[Any, Any, Any]:
-    """(clip, movers, chosen follow or None) of one video."""
+    """(clip, movers, chosen follow or None) of one video: what ``motion_actor`` follows."""
     from mvx_tasks.video_decoder import load_video
-    from sama_model.backends.lite.actor import MOVER_FRAMES, choose_actor, movers
+    from sama_model.backends.lite.actor import actor_follow
 
     clip = load_video(path)
-    m = movers(clip, (None, None), MOVER_FRAMES, local=True)
-    return clip, m, (choose_actor(clip, m) if len(m.idx) >= 4 else None)
+    return (clip, *actor_follow(clip))
 
 
 def compare_video(path_a: str, path_b: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import pytest
 from test_lite_actor import actor_clip
 
 from mvx_tasks.synth.encode import encode_mp4
-from sama_model.backends.lite.actor import choose_actor, motion_actor, movers
+from sama_model.backends.lite.actor import actor_follow, motion_actor
 from sama_model.backends.lite.common import FRAME_MEMO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -40,9 +40,9 @@ def sets(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return _folder(base / "crf20", 20), _folder(base / "crf30", 30)
 
 
-def test_choose_actor_is_motion_actors_choice() -> None:
+def test_actor_follow_is_motion_actors_choice() -> None:
     clip = actor_clip("orbit")
-    chosen = choose_actor(clip, movers(clip, (None, None), local=True))
+    _, chosen = actor_follow(clip)
     FRAME_MEMO.clear()
     actor = motion_actor(clip)
     FRAME_MEMO.clear()

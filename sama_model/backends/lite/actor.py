@@ -552,14 +552,19 @@ def choose_actor(clip: VideoClip, m: Movers) -> Chosen | None:
     return next((k for k in kept if k.on_movers >= top - ACTOR_ON_TOLERANCE), None)
 
 
+def actor_follow(clip: VideoClip, window: Window = (None, None),
+                 max_frames: int = MOVER_FRAMES) -> tuple[Movers, Chosen | None]:
+    """The window's movers (``local=True``) and :func:`choose_actor`'s follow (None with fewer than 4
+    sampled frames or no follow that keeps its texture)."""
+    m = movers(clip, window, max_frames, local=True)
+    return m, (choose_actor(clip, m) if len(m.idx) >= 4 else None)
+
+
 def motion_actor(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict | None:
     """The clip's main actor found by how it moves and followed by its own texture, with its motion
     patterns (see :func:`followed_object`); None when no textured persistent mover is found (flat
     shapes: the segmentation path names those). The follow is :func:`choose_actor`'s."""
-    m = movers(clip, window, max_frames, local=True)
-    if len(m.idx) < 4:
-        return None
-    best = choose_actor(clip, m)
+    _, best = actor_follow(clip, window, max_frames)
     if best is None:
         return None
     obj = followed_object(best.follow)
