@@ -83,14 +83,19 @@ def _pass_stats(results: list[Any], wall: float, cpu: float, decodes: int, n_vid
 
 
 def run_child(data: str, config: str, workers: int, tasks: list[str] | None, trace_dir: str | None,
-              warm: bool) -> dict[str, Any]:
-    """Answer every question of ``data`` under one configuration; per-question records + costs."""
+              warm: bool, pixel_noise: int = 0) -> dict[str, Any]:
+    """Answer every question of ``data`` under one configuration; per-question records + costs.
+    ``pixel_noise``: every decoded frame gets deterministic ±N grey-level noise (:mod:`pixel_noise`)."""
     from mvx_tasks.data import load_local
     from mvx_tasks.video_decoder import decode_stats
     from sama_model.agent import SamaAgent
     from sama_model.profiles import build_config
     from sama_model.question import AgentQuestion
 
+    if pixel_noise:
+        from pixel_noise import install
+
+        install(pixel_noise)
     samples = [s for s in load_local(data) if not tasks or s.task in tasks]
     questions = [AgentQuestion.from_sample(s, root=data) for s in samples]
     n_videos = len({str((Path(data) / v.path).resolve()) for s in samples for v in s.videos})
@@ -225,12 +230,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warm", action="store_true", help="also time a second, warm pass in the same process")
     ap.add_argument("--json", help="write the raw per-question records and costs here (after each configuration)")
     ap.add_argument("--from-json", nargs="+", help="only print the table of earlier --json files (runs concatenated)")
+    ap.add_argument("--pixel-noise", type=int, default=0, metavar="N",
+                    help="add deterministic +-N grey-level noise to every decoded frame (benchmarks/pixel_noise.py): "
+                         "compare the traces with a clean run's (benchmarks/compare_answers.py) to see which answers "
+                         "any change of the input moves")
     ap.add_argument("--_child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     tasks = [t.strip().upper() for t in args.tasks.split(",")] if args.tasks else None
 
     if args._child:
-        out = run_child(args.data, args._child, args.workers, tasks, args.trace_dir, args.warm)
+        out = run_child(args.data, args._child, args.workers, tasks, args.trace_dir, args.warm, args.pixel_noise)
         print("@@RESULT@@" + json.dumps(out))
         return 0
 
@@ -249,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         cmd = [sys.executable, __file__, "--data", data, "--workers", str(args.workers), "--_child", name]
         cmd += (["--tasks", args.tasks] if args.tasks else []) + (["--trace-dir", args.trace_dir] if args.trace_dir else [])
         cmd += ["--warm"] if args.warm else []
+        cmd += ["--pixel-noise", str(args.pixel_noise)] if args.pixel_noise else []
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("@@RESULT@@")), None)
@@ -264,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.json).write_text(json.dumps({"data": data, "workers": args.workers, "runs": runs}, indent=1))
     n = len(runs[0]["records"]) if runs else 0
     kind = "Real-footage composite" if (Path(data) / "real_composite.json").is_file() else "MVX-Synth"
-    print(f"{kind} {data} ({n} questions), offline profile, {args.workers} workers, cold caches per configuration\n")
+    noise = f", decoded frames with +-{args.pixel_noise} grey-level noise" if args.pixel_noise else ""
+    print(f"{kind} {data} ({n} questions){noise}, offline profile, {args.workers} workers, cold caches per configuration\n")
     print(markdown(runs, args.warm))
     return 0
 

@@ -57,7 +57,7 @@ def test_one_encoding_against_itself_agrees_everywhere(sets: tuple[Path, Path]) 
     t = res["totals"]
     # only the AM question's two videos; each actor is found, seeded and followed identically
     assert [(v["question"], v["label"]) for v in res["videos"]] == [("am-0", "Reference"), ("am-0", "Video A")]
-    assert t == {"videos": 2, "failed": 0, "same_names": 2, "actor_in_both": 2, "same_seed": 2,
+    assert t == {"videos": 2, "failed": 0, "pixel_change_mean": 0.0, "same_names": 2, "actor_in_both": 2, "same_seed": 2,
                  "seed_a_followed_in_b": 2, "same_names_from_seed_a": 2, "path_px_median": 0.0, "path_px_over_5": 0,
                  "scored": 2, "right_a": 2, "right_b": 2}
     assert res["videos"][0]["names_a"] == ["linear"] and res["videos"][1]["names_a"] == ["orbiting"]
@@ -68,6 +68,7 @@ def test_two_encodings_and_a_broken_video(sets: tuple[Path, Path], tmp_path: Pat
     res = st.compare_folders(str(a), str(b), {"AM", "RID"}, workers=2)
     t = res["totals"]
     assert t["videos"] == 4 and t["failed"] == 0 and t["scored"] == 2
+    assert 3.0 < t["pixel_change_mean"] < 8.0  # CRF 30 against CRF 20 (5.0 on these clips)
     assert t["same_seed"] <= t["actor_in_both"] and t["same_names_from_seed_a"] <= t["seed_a_followed_in_b"] <= 4
     # the re-encoded clips keep these clear actions: named right in both encodings
     assert (t["right_a"], t["right_b"]) == (2, 2)
@@ -87,10 +88,11 @@ def test_two_encodings_and_a_broken_video(sets: tuple[Path, Path], tmp_path: Pat
 def test_report_lists_the_videos_whose_names_moved() -> None:
     video = {"question": "q", "label": "Video B", "path": "v.mp4", "names_a": ["bouncing"], "names_b": ["zig-zag"],
              "same_names": False, "same_seed": False, "names_b_from_seed_a": ["bouncing"], "path_px": 0.4}
-    totals = {"videos": 1, "failed": 0, "same_names": 0, "actor_in_both": 1, "same_seed": 0, "seed_a_followed_in_b": 1,
+    totals = {"videos": 1, "failed": 0, "pixel_change_mean": 2.5, "same_names": 0, "actor_in_both": 1, "same_seed": 0, "seed_a_followed_in_b": 1,
               "same_names_from_seed_a": 1, "path_px_median": 0.4, "path_px_over_5": 0}
     text = st.report({"a": "A", "b": "B", "totals": totals, "videos": [video]})
     assert "| A's seed followed in B gives A's names | 1 of 1 |" in text
+    assert "| mean absolute pixel change, B vs A (grey levels) | 2.5 |" in text
     assert "| q | Video B | ['bouncing'] | ['zig-zag'] | ['bouncing'] | False | 0.4 |" in text
     assert "true action named" not in text  # no generator metadata, no scoring row
 
@@ -98,3 +100,26 @@ def test_report_lists_the_videos_whose_names_moved() -> None:
 def test_cli_refuses_a_folder_without_data(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="data.jsonl not found"):
         st.main([str(tmp_path), str(tmp_path)])
+
+
+def test_pixel_noise_against_the_same_folder(sets: tuple[Path, Path], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """One folder against its own frames plus ±2 grey-level noise: B's frames really differ (the same
+    seed's follow is not the very same path), these clear actions keep their names, and the report says
+    what B was."""
+    a, _ = sets
+    out = tmp_path / "noise.json"
+    assert st.main([str(a), "--pixel-noise", "2", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"Actor stability: {a} vs {a} + ±2 grey-level noise")
+    res = json.loads(out.read_text())
+    assert res["pixel_noise"] == 2 and res["totals"]["videos"] == 2 and res["totals"]["failed"] == 0
+    assert (res["totals"]["right_a"], res["totals"]["right_b"], res["totals"]["same_names"]) == (2, 2, 2)
+    # every value moved by -2..2 (mean |change| 1.2 less a little where 0 or 255 clips it)
+    assert all(1.1 < v["pixel_change"] <= 1.2 for v in res["videos"]), [v["pixel_change"] for v in res["videos"]]
+    assert "| mean absolute pixel change, B vs A (grey levels) | " in text
+
+
+def test_cli_needs_a_second_folder_or_noise(sets: tuple[Path, Path]) -> None:
+    with pytest.raises(SystemExit):
+        st.main([str(sets[0])])
