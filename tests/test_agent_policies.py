@@ -226,6 +226,50 @@ def test_am_motion_found_actor_scores_exact_values():
     assert letter == "B" and "found by its motion: ['orbiting'] (near threshold: extent)" in why
 
 
+def test_am_flow_read_movers_are_compared_by_their_action_probabilities():
+    """With data["mover"] in every video the score is the chance the two movers do the same action
+    (sum of p_ref x p_cand), and nothing else is added; when a candidate has none, every candidate is
+    scored by the actor and segmentation terms (one scale); the reason names the reference mover's
+    two likeliest actions."""
+    from sama_model.memory import EvidenceMemory
+    from sama_model.skills.context import PolicyContext
+    from sama_model.skills.multi_video_comparison.am import (AM_ANY_OBJECT_WEIGHT, action_agreement, action_scores,
+                                                              decide as decide_am)
+    from sama_model.tools.base import ToolResult
+
+    seg = lambda pats: [{"pattern": pats[0], "patterns": pats, "size_px": 30.0, "path_px": 10.0}]
+    probs = lambda **p: {"action": max(p, key=p.get), "action_probs": p}
+    data = {
+        "Reference": {"objects": seg(["linear"]), "mover": probs(spinning=0.7, pulsing=0.2, linear=0.1)},
+        "Video A": {"objects": seg(["linear"]), "mover": probs(spinning=0.1, pulsing=0.1, linear=0.8)},
+        "Video B": {"objects": seg(["linear"]), "mover": probs(spinning=0.6, pulsing=0.4)},
+        "Video C": {"objects": seg(["linear"]), "mover": probs(linear=1.0)},
+        "Video D": {"objects": seg(["bouncing"]), "mover": probs(bouncing=1.0)},
+    }
+    labels = list(REF4)
+    q = AgentQuestion("q", "Which candidate shows the same action?", FOUR, tuple(VideoRef(v, f"/{v}.mp4") for v in labels))
+
+    def context(data):
+        mem = EvidenceMemory(labels)
+        for i, (video, d) in enumerate(data.items()):
+            mem.add(ToolResult("motion_analyzer", {"video": video, "next_video": None}, data=d, videos=[video],
+                               call_id=f"m{i}"), 1)
+        return PolicyContext(q, "AM", "registry", mem, {"motion_analyzer"}, lambda _: 3.0,
+                             option_video_map(FOUR, labels))
+
+    ctx = context(data)
+    scores = action_scores(ctx)
+    assert action_agreement({"a": 0.5, "b": 0.5}, {"a": 1.0}) == pytest.approx(0.5)
+    assert scores == pytest.approx({"Video A": 0.7 * 0.1 + 0.2 * 0.1 + 0.1 * 0.8, "Video B": 0.7 * 0.6 + 0.2 * 0.4,
+                                    "Video C": 0.1, "Video D": 0.0})
+    letter, why = decide_am(ctx)
+    assert letter == "B" and "main mover (flow): spinning 0.70, pulsing 0.20" in why
+    # one candidate without a mover: all are scored by the segmentation objects (one scale)
+    scores = action_scores(context({**data, "Video C": {"objects": seg(["linear"]), "mover": None}}))
+    seg_match = 1.0 + AM_ANY_OBJECT_WEIGHT
+    assert scores == pytest.approx({"Video A": seg_match, "Video B": seg_match, "Video C": seg_match, "Video D": 0.0})
+
+
 def test_art_style_similarity(tmp_path):
     script = {"ref": {"emb_style": [1, 0, 0]}, "a": {"emb_style": [0, 1, 0]}, "b": {"emb_style": [0.9, 0.1, 0]},
               "c": {"emb_style": [0.5, 0.5, 0]}, "d": {"emb_style": [0, 0, 1]}}

@@ -35,7 +35,9 @@ MANIFEST = "real_composite.json"
 #: 2, 11-16, 19 and 20 regenerated at version 2 and measured on 2026-12-03 (the plate fix, found on
 #: seeds 1 and 3; nothing chosen on them); 23 (first measured on 2026-12-03 at 15:33 at CRF 20, 23, 26 and
 #: 30, then used to reject an AM weight change); 24 (AM only, first measured on 2026-12-03 at 19:08 at CRF 20
-#: and 30 on 4250859, then used to reject AM names with margins); confirm the next change on seed 25 or later.
+#: and 30 on 4250859, then used to reject AM names with margins); 25 (AM only, generated on 2026-12-04 and
+#: read once, with 2, 11-16, 19 and 20's AM, after the flow-read mover's discriminant was fitted on
+#: 1, 3, 4, 7, 8 and 9); confirm the next change on seed 26 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 

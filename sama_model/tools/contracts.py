@@ -106,7 +106,9 @@ class MotionAnalyzerBackend(Protocol):
 
     ``analyze`` -> ``{"camera": {"trends": ["pan_left", "zoom_in", ...] or ["static"],
     "pan": float, "tilt": float, "zoom": float, "per_segment": [...]}, "objects": [{"pattern":
-    "bouncing"|"spinning"|..., ...}]}``; ``continuity`` -> ``{"score": float in [0,1]}`` for how
+    "bouncing"|"spinning"|..., ...}]}``, optionally ``"mover": {"action": str, "action_probs":
+    {action: float summing to 1}, ...}`` (the main mover's action, what AM compares when every video
+    has one); ``continuity`` -> ``{"score": float in [0,1]}`` for how
     well clip ``b`` continues clip ``a`` (its first frames against ``a``'s last frames).
     """
 

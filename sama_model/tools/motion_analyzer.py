@@ -37,4 +37,6 @@ class MotionAnalyzerTool(Tool):
         return (f"{args['video']} ({fmt_window(args)}): camera {', '.join(cam.get('trends', [])) or 'unknown'}"
                 f" (pan {cam.get('pan', 0):.2f}, tilt {cam.get('tilt', 0):.2f}, zoom {cam.get('zoom', 0):.2f})"
                 + (f"; objects {pats}" if pats else "")
+                + (f"; main mover {data['mover'].get('action')} (p {max(data['mover'].get('action_probs', {0: 0}).values()):.2f})"
+                   if data.get("mover") else "")
                 + (f"; main actor (by its motion) {'/'.join(data['actor'].get('patterns', []))}" if data.get("actor") else ""))

@@ -35,6 +35,7 @@ from .common import (
 )
 from .features import content_embedding
 from .flow import GlobalMotion, camera_terms, global_motion
+from .motion_field import mover_action
 from .segmentation import Segmenter, segment_indices
 from .tracker import LiteObjectTracker
 from .trajectory import classify_track
@@ -70,9 +71,12 @@ def pair_motion(frames: np.ndarray, i: int, j: int, segmenter: Segmenter | None 
 class LiteMotionAnalyzer:
     """Options: ``max_frames`` (frames of the window analysed), ``segments`` (camera sub-windows),
     ``pan_threshold``/``tilt_threshold`` (frame sizes per second), ``zoom_threshold`` (log-scale
-    per second), ``tracker`` options prefixed ``track_``, ``actor`` (also report the main actor
-    found by its own motion, :func:`.actor.motion_actor`, as data["actor"]). Forensics is its own
-    tool (``manipulation_detector``, :mod:`.forensics`)."""
+    per second), ``tracker`` options prefixed ``track_``, ``mover`` (report the main mover's action
+    read from dense flow, :func:`.motion_field.mover_action`, as data["mover"]: what AM compares),
+    ``actor`` (also report the main actor followed by its texture, :func:`.actor.motion_actor`, as
+    data["actor"]; off by default since AM reads data["mover"]: its chain of choices moved with codec
+    noise, and it cost ~0.25 s a call). Forensics is its own tool (``manipulation_detector``,
+    :mod:`.forensics`)."""
 
     def __init__(
         self,
@@ -81,11 +85,13 @@ class LiteMotionAnalyzer:
         pan_threshold: float = 0.04,
         tilt_threshold: float = 0.04,
         zoom_threshold: float = 0.04,
-        actor: bool = True,
+        actor: bool = False,
+        mover: bool = True,
         **track_options: float,
     ) -> None:
         self.max_frames = int(max_frames)
         self.actor = bool(actor)
+        self.mover = bool(mover)
         self.segments = int(segments)
         self.thresholds = {"pan": float(pan_threshold), "tilt": float(tilt_threshold), "zoom": float(zoom_threshold)}
         self.tracker = LiteObjectTracker(
@@ -156,6 +162,8 @@ class LiteMotionAnalyzer:
         objects = [classify_track(t, times, offsets, (w, h)) for t in self.tracker.confirmed(tracks, len(idx))]
         out = {"camera": cam, "objects": objects, "frames_used": int(len(idx)),
                "frame_times": [round(float(t), 3) for t in times], "window": window_span(clip, window)}
+        if self.mover:
+            out["mover"] = mover_action(clip, window)
         if self.actor:
             out["actor"] = motion_actor(clip, window, self.max_frames)
         return out

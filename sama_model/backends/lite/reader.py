@@ -50,8 +50,10 @@ class LiteVideoReader:
 
     def __init__(self, motion_frames: int = TRACK_FRAMES, **motion_options: float) -> None:
         self.motion_frames = int(motion_frames)
-        # the reader describes tracked objects; the motion-found actor (AM's evidence) is not needed here
-        self.motion = LiteMotionAnalyzer(max_frames=max(2, self.motion_frames), actor=False, **motion_options)
+        # the reader describes tracked objects; the motion-found actor and the flow-read mover (AM's
+        # evidence) are not needed here
+        self.motion = LiteMotionAnalyzer(max_frames=max(2, self.motion_frames), actor=False, mover=False,
+                                         **motion_options)
 
     # -- description ---------------------------------------------------------------------------
     def describe(self, clip: VideoClip, window: Window = (None, None), n_frames: int = 8) -> dict:
