@@ -264,6 +264,10 @@ def test_am_flow_read_movers_are_compared_by_their_action_probabilities():
                                     "Video C": 0.1, "Video D": 0.0})
     letter, why = decide_am(ctx)
     assert letter == "B" and "main mover (flow): spinning 0.70, pulsing 0.20" in why
+    # a still candidate (no action) agrees with nothing; the others keep their scores
+    still = {"action": "static", "action_probs": {}}
+    scores = action_scores(context({**data, "Video D": {"objects": seg(["static"]), "mover": still}}))
+    assert scores["Video D"] == 0.0 and scores["Video B"] == pytest.approx(0.5)
     # one candidate without a mover: all are scored by the segmentation objects (one scale)
     scores = action_scores(context({**data, "Video C": {"objects": seg(["linear"]), "mover": None}}))
     seg_match = 1.0 + AM_ANY_OBJECT_WEIGHT

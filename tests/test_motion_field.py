@@ -145,6 +145,10 @@ def test_mover_action_report_and_short_clips():
     assert out["lead"] == pytest.approx(first - second, abs=2e-4)
     assert out["frames_used"] == T and out["source"] == "motion field"
     assert mover_action(make_clip(clip_of("spin").frames[:3], fps=FPS)) is None
+    assert out["moving_share"] > 0.2
+    # a still textured scene: nothing moves on its own, so no action is guessed
+    still = mover_action(make_clip(np.stack([textured_image(H, W, seed=5)] * 12), fps=FPS))
+    assert still["action"] == "static" and still["action_probs"] == {} and still["moving_share"] < 0.005
 
 
 def test_fit_and_check_script_on_a_generated_set(tmp_path, capsys):

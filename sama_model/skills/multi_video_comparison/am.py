@@ -88,11 +88,14 @@ def motion_match(ref_pats: set[str], objects: list[dict[str, Any]]) -> float:
 
 def _mover(ctx: PolicyContext, video: str) -> dict[str, float] | None:
     """Evidence key: motion_analyzer data["mover"]["action_probs"] (the main mover's action
-    probabilities, read from dense flow: :mod:`sama_model.backends.lite.motion_field`), if any."""
+    probabilities, read from dense flow: :mod:`sama_model.backends.lite.motion_field`; empty when
+    nothing moves), None without a mover."""
     d = ctx.latest("motion_analyzer", video, next_video=None)
-    mover = (d or {}).get("mover") or {}
-    probs = mover.get("action_probs")
-    return {str(k): float(v) for k, v in probs.items()} if probs else None
+    mover = (d or {}).get("mover")
+    if not mover or "action_probs" not in mover:
+        return None
+    # a still video ("static", no probabilities) agrees with no action
+    return {str(k): float(v) for k, v in mover["action_probs"].items()}
 
 
 def action_agreement(a: dict[str, float], b: dict[str, float]) -> float:
@@ -176,7 +179,7 @@ def action_scores(ctx: PolicyContext) -> dict[str, float]:
     ref_words = action_words(ctx.reader_answer(ctx.reference, ACTION_QUERY))
     movers = {c: _mover(ctx, c) for c in ctx.candidates if _objects(ctx, c) is not None}
     ref_mover = _mover(ctx, ctx.reference)
-    if ref_mover is not None and movers and all(m is not None for m in movers.values()):
+    if ref_mover and movers and all(m is not None for m in movers.values()):
         return {c: action_agreement(ref_mover, m) for c, m in movers.items() if m is not None}
     scores: dict[str, float] = {}
     for c in ctx.candidates:
