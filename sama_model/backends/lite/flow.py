@@ -41,9 +41,9 @@ class GlobalMotion:
 STATIC = GlobalMotion(0.0, 0.0, 1.0, 0.0, 0.0, 0, 0.0)
 
 
-def dense_flow(g0: np.ndarray, g1: np.ndarray) -> np.ndarray:
-    """Farneback dense flow [H, W, 2] (pixels) between two greyscale uint8 frames."""
-    return cv2.calcOpticalFlowFarneback(g0, g1, None, 0.5, 3, 15, 3, 5, 1.2, 0)
+def dense_flow(g0: np.ndarray, g1: np.ndarray, levels: int = 3) -> np.ndarray:
+    """Farneback dense flow [H, W, 2] (pixels) between two greyscale uint8 frames (``levels``: pyramid levels)."""
+    return cv2.calcOpticalFlowFarneback(g0, g1, None, 0.5, levels, 15, 3, 5, 1.2, 0)
 
 
 def track_points(

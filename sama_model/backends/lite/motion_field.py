@@ -39,7 +39,8 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import FRAME_MEMO, Window, resize_max, window_indices
+from .common import FRAME_MEMO, Window, grey_small, window_indices
+from .flow import dense_flow
 
 FIELD_FRAMES = 48  # sampled frames at most: 3 s at 10 fps is read whole (a shake at 3 Hz needs every frame)
 FIELD_SIDE = 128  # the flow is read on a grey copy this wide (a 50-px cut-out of a 320-px clip is 20 px here)
@@ -85,10 +86,6 @@ class Field:
     turn_match: np.ndarray
     scene: np.ndarray
     side: int
-
-
-def _flow(g0: np.ndarray, g1: np.ndarray) -> np.ndarray:
-    return cv2.calcOpticalFlowFarneback(g0, g1, None, 0.5, 4, 15, 3, 5, 1.2, 0)
 
 
 def camera_affine(flow: np.ndarray, iterations: int = 6) -> np.ndarray:
@@ -200,11 +197,11 @@ def _turn(g0: np.ndarray, g1: np.ndarray, c0: np.ndarray, c1: np.ndarray, radius
 
 
 def _field_grey(frame: np.ndarray) -> np.ndarray:
-    return cv2.GaussianBlur(cv2.cvtColor(resize_max(frame, FIELD_SIDE)[0], cv2.COLOR_RGB2GRAY), (3, 3), 0)
+    return cv2.GaussianBlur(grey_small(frame, FIELD_SIDE), (3, 3), 0)
 
 
 def _turn_grey(frame: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(resize_max(frame, TURN_SIDE)[0], cv2.COLOR_RGB2GRAY)
+    return grey_small(frame, TURN_SIDE)
 
 
 def motion_field(clip: VideoClip, window: Window = (None, None), max_frames: int = FIELD_FRAMES) -> Field | None:
@@ -230,7 +227,7 @@ def _compute(clip: VideoClip, idx: np.ndarray) -> Field:
     prev = None
     to_first = np.eye(3)  # the camera's map from the first sampled frame to frame k
     for k in range(len(idx) - 1):
-        fl = _flow(greys[k], greys[k + 1])
+        fl = dense_flow(greys[k], greys[k + 1], levels=4)
         a = camera_affine(fl)
         res = fl.copy()
         res[..., 0] -= a[0, 0] * xx + a[0, 1] * yy + a[0, 2] - xx
