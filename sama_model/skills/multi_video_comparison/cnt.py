@@ -115,6 +115,20 @@ def count_evidence(ctx: PolicyContext, video: str) -> float:
         return 0.0
 
 
+def count_scores(rel: str, ref: float | None, counts: dict[str, float],
+                 evidence: dict[str, float] | None = None) -> dict[str, float]:
+    """Each candidate's score for the relation (the highest answers): "eq" -> closest to the reference's
+    count, "lt" -> smallest, otherwise largest; ties of the counts in "lt"/"gt" go to the candidate with
+    fewer/more ``evidence`` (:func:`count_evidence`). One place for the rule, so that
+    ``benchmarks/count_stability.py`` answers from counts exactly as the policy does."""
+    ev = evidence or {}
+    if rel == "eq" and ref is not None:
+        return {c: -abs(v - ref) for c, v in counts.items()}
+    if rel == "lt":
+        return {c: -v - TIE_WEIGHT * ev.get(c, 0.0) for c, v in counts.items()}
+    return {c: v + TIE_WEIGHT * ev.get(c, 0.0) for c, v in counts.items()}
+
+
 def plan(ctx: PolicyContext) -> list[ToolCall]:
     target = counting_target(ctx.question.question)
     q = target or ""
@@ -135,13 +149,7 @@ def decide(ctx: PolicyContext) -> Decision:
     counts = {c: v for c, v in counts.items() if v is not None}
     if not counts:
         return None, "no counts for any candidate"
-    evidence = {c: count_evidence(ctx, c) for c in counts}
-    if rel == "eq" and ref is not None:
-        scores = {c: -abs(v - ref) for c, v in counts.items()}
-    elif rel == "lt":
-        scores = {c: -v - TIE_WEIGHT * evidence[c] for c, v in counts.items()}
-    else:
-        scores = {c: v + TIE_WEIGHT * evidence[c] for c, v in counts.items()}
+    scores = count_scores(rel, ref, counts, {c: count_evidence(ctx, c) for c in counts})
     letter, why = pick(ctx, scores, f"count match ({rel})")
     near = [v for v in [ctx.reference, *ctx.candidates]
             if (ctx.latest("object_tracker", v) or {}).get("near_threshold")]

@@ -1,0 +1,155 @@
+"""Counts of moving objects under re-encoding: per video and per CNT answer, at the backend level.
+
+For every video of a set's CNT questions it runs the lite tools' count of independently moving
+objects (:func:`sama_model.backends.lite.mover_count.mover_counts`, what ``scene_graph``,
+``object_tracker`` and ``video_reader`` all answer for a generic target such as "moving cut-outs")
+and answers each question from those counts with the CNT policy's own rule
+(:func:`sama_model.skills.multi_video_comparison.cnt.count_scores`). The true counts in
+``data.jsonl`` (the real-footage composite's ``reference_count`` and ``counts``) are read here for
+scoring only, never by the tool.
+
+    python benchmarks/count_stability.py SET [SET_REENCODED] [--workers 2] [--json OUT]
+
+It reports, per set, the videos counted exactly (and under / over), each of the two estimates behind
+the count exactly, and the CNT answers right; with a second folder holding the same questions in
+another encoding (the composite generated at another ``--crf``, or ``mvx-bench reencode``), the videos
+whose count moved, the mean absolute change, how often each estimate moved, and the answers that
+changed. Why at the backend level: a count rule or constant can be tried on six fitting seeds at both
+CRFs (1200 videos) in about five minutes on two cores, where the agent takes about four times as long.
+Fit only on :data:`mvx_tasks.real_composite.FITTING_SEEDS`; check on others.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+Row = tuple[str, str, int, str]  # question id, video label, true count, video path
+
+
+def _questions(folder: Path) -> list[dict]:
+    out = []
+    for line in (folder / "data.jsonl").read_text(encoding="utf-8").splitlines():
+        s = json.loads(line)
+        meta = s.get("meta") or {}
+        if s.get("task") == "CNT" and "reference_count" in meta and "counts" in meta:
+            out.append(s)
+    if not out:
+        raise SystemExit(f"{folder / 'data.jsonl'} has no CNT question naming its videos' counts")
+    return out
+
+
+def _rows(folder: Path, questions: list[dict]) -> list[Row]:
+    rows = []
+    for s in questions:
+        truth = {"Reference": s["meta"]["reference_count"], **s["meta"]["counts"]}
+        rows += [(s["id"], v["label"], int(truth[v["label"]]), str(folder / v["path"])) for v in s["videos"]]
+    return rows
+
+
+def _count(path: str) -> dict | str:
+    """The tool's count of one video with its two estimates, or why it could not be read."""
+    import cv2
+
+    from mvx_tasks.video_decoder import VideoDecodeError, load_video
+    from sama_model.backends.lite.mover_count import mover_counts
+
+    cv2.setNumThreads(1)
+    try:
+        got = mover_counts(load_video(path))
+    except (VideoDecodeError, OSError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return {"count": int(got["count"]), **{k: int(v) for k, v in got["estimates"].items()},
+            "near": bool(got["near_threshold"])}
+
+
+def measure(folder: Path, workers: int) -> tuple[list[dict], list[Row], list[dict | str]]:
+    questions = _questions(folder)
+    rows = _rows(folder, questions)
+    paths = [r[3] for r in rows]
+    if workers <= 1:
+        got = [_count(p) for p in paths]
+    else:
+        with ProcessPoolExecutor(workers) as pool:
+            got = list(pool.map(_count, paths, chunksize=4))
+    return questions, rows, got
+
+
+def answers(questions: list[dict], rows: list[Row], got: list[dict | str]) -> dict[str, str]:
+    """Per question the option letter the CNT rule picks from the tool's counts ("" when the reference
+    or every candidate failed): the policy's relation parse and scores, the first listed on a tie."""
+    from sama_model.skills.multi_video_comparison.cnt import count_scores, counting_relation
+    from sama_model.skills.multi_video_comparison.common import argmax
+
+    by_video = {(r[0], r[1]): g for r, g in zip(rows, got)}
+    out = {}
+    for s in questions:
+        labels = {v: k for k, v in s["options"].items()}  # "Video A" -> "A"
+        counts = {lb: float(g["count"]) for lb in labels if isinstance(g := by_video.get((s["id"], lb)), dict)}
+        evidence = {lb: float(by_video[(s["id"], lb)]["regions"] + by_video[(s["id"], lb)]["points"]) for lb in counts}
+        ref = by_video.get((s["id"], "Reference"))
+        rel = counting_relation(s["question"])
+        if not counts or (rel == "eq" and not isinstance(ref, dict)):
+            out[s["id"]] = ""
+            continue
+        scores = count_scores(rel, float(ref["count"]) if isinstance(ref, dict) else None, counts, evidence)
+        best = argmax({labels[lb]: scores[lb] for lb in sorted(scores, key=lambda lb: labels[lb])})
+        out[s["id"]] = best or ""
+    return out
+
+
+def summary(questions: list[dict], rows: list[Row], got: list[dict | str]) -> dict:
+    ok = [(r, g) for r, g in zip(rows, got) if isinstance(g, dict)]
+    picked = answers(questions, rows, got)
+    return {"videos": len(rows), "failed": [f"{r[3]}: {g}" for r, g in zip(rows, got) if isinstance(g, str)],
+            "exact": sum(g["count"] == r[2] for r, g in ok), "under": sum(g["count"] < r[2] for r, g in ok),
+            "over": sum(g["count"] > r[2] for r, g in ok),
+            "regions_exact": sum(g["regions"] == r[2] for r, g in ok),
+            "points_exact": sum(g["points"] == r[2] for r, g in ok),
+            "near_threshold": sum(g["near"] for _, g in ok),
+            "questions": len(questions), "answers_right": sum(picked[s["id"]] == s["answer"] for s in questions)}
+
+
+def change(a: tuple[list[dict], list[Row], list[dict | str]], b: tuple[list[dict], list[Row], list[dict | str]]) -> dict:
+    """What a re-encoding moved: counts, each estimate, and the answers."""
+    (qa, ra, ga), (qb, rb, gb) = a, b
+    if [r[:3] for r in ra] != [r[:3] for r in rb]:
+        raise SystemExit("the two folders do not hold the same CNT questions and videos")
+    both = [(x, y) for x, y in zip(ga, gb) if isinstance(x, dict) and isinstance(y, dict)]
+    pa, pb = answers(qa, ra, ga), answers(qb, rb, gb)
+    return {"videos_compared": len(both), "counts_moved": sum(x["count"] != y["count"] for x, y in both),
+            "mean_abs_change": round(float(np.mean([abs(x["count"] - y["count"]) for x, y in both])), 4) if both else None,
+            "regions_moved": sum(x["regions"] != y["regions"] for x, y in both),
+            "points_moved": sum(x["points"] != y["points"] for x, y in both),
+            "answers_changed": sum(pa[q] != pb[q] for q in pa),
+            "changed_questions": sorted(q for q in pa if pa[q] != pb[q])}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sets", nargs="+", type=Path, help="a set with CNT questions, and optionally its re-encoded copy")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--json", type=Path, default=None, help="also write the per-video counts and the report here")
+    args = ap.parse_args(argv)
+    if len(args.sets) > 2:
+        ap.error("give one set, or a set and its re-encoded copy")
+    runs = [measure(folder, args.workers) for folder in args.sets]
+    report: dict = {str(f): summary(*run) for f, run in zip(args.sets, runs)}
+    if len(runs) == 2:
+        report["change"] = change(*runs)
+    print(json.dumps(report, indent=1))
+    if args.json:
+        per_video = {str(f): [{"question": r[0], "video": r[1], "truth": r[2], "got": g} for r, g in zip(run[1], run[2])]
+                     for f, run in zip(args.sets, runs)}
+        args.json.write_text(json.dumps({"report": report, "videos": per_video}, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

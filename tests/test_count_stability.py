@@ -1,0 +1,113 @@
+"""benchmarks/count_stability.py: CNT answers from the tool's counts by the policy's own rule, per-video
+counts and what a re-encoding moved; the agent answers a generated set the same way."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import count_stability  # noqa: E402
+
+from sama_model.skills.multi_video_comparison.cnt import count_scores  # noqa: E402
+
+OPTIONS = {"A": "Video A", "B": "Video B", "C": "Video C", "D": "Video D"}
+LABELS = ("Reference", "Video A", "Video B", "Video C", "Video D")
+
+
+def _question(qid: str, text: str, answer: str) -> dict:
+    return {"id": qid, "question": text, "options": OPTIONS, "answer": answer,
+            "videos": [{"label": lb, "path": f"videos/{qid}_{lb}.mp4"} for lb in LABELS]}
+
+
+def _got(count: int, regions: int | None = None, points: int | None = None) -> dict:
+    return {"count": count, "regions": count if regions is None else regions,
+            "points": count if points is None else points, "near": False}
+
+
+def _best(scores: dict[str, float]) -> str:
+    return max(scores, key=lambda k: scores[k])
+
+
+def test_count_scores_follow_the_relation():
+    counts = {"Video A": 2.0, "Video B": 4.0, "Video C": 3.0}
+    assert count_scores("eq", 3.0, counts) == {"Video A": -1.0, "Video B": -1.0, "Video C": 0.0}
+    assert _best(count_scores("gt", None, counts)) == "Video B"
+    assert _best(count_scores("lt", None, counts)) == "Video A"
+    # a tie of counts in a more/fewer question goes to the candidate with more / fewer evidence
+    tied = {"Video A": 3.0, "Video B": 3.0}
+    ev = {"Video A": 5.0, "Video B": 6.0}
+    assert _best(count_scores("gt", None, tied, ev)) == "Video B"
+    assert _best(count_scores("lt", None, tied, ev)) == "Video A"
+
+
+def test_answers_from_constructed_counts():
+    """Exact letters for the three relations, the first listed on a tie, no answer without a reference
+    in a 'same' question, and a failed candidate left out."""
+    qs = [_question("q-same", "Which candidate video has the same number of moving objects as the Reference?", "C"),
+          _question("q-more", "Which candidate shows more moving patches than the Reference?", "B"),
+          _question("q-fewer", "Count the things that move in each clip. Which candidate contains fewer things "
+                               "that move than the Reference clip?", "A"),
+          _question("q-tie", "Which candidate has the same number of them as the Reference? Count the moving "
+                             "cut-outs.", "D"),
+          _question("q-noref", "Which candidate has the same number of moving objects as the Reference?", "A")]
+    per = {"q-same": [3, 1, 5, 3, 2], "q-more": [2, 1, 4, 2, 4], "q-fewer": [3, 1, 3, 2, 5],
+           "q-tie": [2, 1, 3, 4, 5], "q-noref": [None, 1, 2, 3, 4]}
+    rows, got = [], []
+    for q in qs:
+        for lb, n in zip(LABELS, per[q["id"]]):
+            rows.append((q["id"], lb, 0, f"/x/{q['id']}_{lb}.mp4"))
+            got.append("VideoDecodeError: broken" if n is None else _got(n))
+    # q-more: B and D both read 4; D's estimates (4 + 5) outweigh B's (4 + 4)
+    got[rows.index(("q-more", "Video D", 0, "/x/q-more_Video D.mp4"))] = _got(4, 4, 5)
+    picked = count_stability.answers(qs, rows, got)
+    assert picked == {"q-same": "C", "q-more": "D", "q-fewer": "A", "q-tie": "A", "q-noref": ""}
+    report = count_stability.summary(qs, rows, got)
+    assert report["answers_right"] == 2 and report["failed"] == ["/x/q-noref_Reference.mp4: VideoDecodeError: broken"]
+
+
+def test_change_counts_what_moved_and_refuses_other_questions():
+    qs = [_question("q1", "Which candidate has more moving objects than the Reference?", "B")]
+    rows = [("q1", lb, t, f"/x/{lb}.mp4") for lb, t in zip(LABELS, (2, 1, 3, 2, 1))]
+    a = [_got(2), _got(1), _got(3), _got(2), _got(1)]
+    b = [_got(2), _got(1), _got(2, 2, 1), _got(3, 2, 3), _got(1)]
+    out = count_stability.change((qs, rows, a), (qs, rows, b))
+    assert out == {"videos_compared": 5, "counts_moved": 2, "mean_abs_change": 0.4, "regions_moved": 1,
+                   "points_moved": 2, "answers_changed": 1, "changed_questions": ["q1"]}
+    other = [(q, lb, t + 1, p) for q, lb, t, p in rows]
+    with pytest.raises(SystemExit, match="do not hold the same CNT questions"):
+        count_stability.change((qs, rows, a), (qs, other, b))
+
+
+def test_script_on_a_generated_set_answers_as_the_agent_does(tmp_path, capsys):
+    """As a user runs it, on a CNT set (fitting seed 7, two questions) and its CRF 30 copy; the answers it
+    derives from the counts are the offline agent's answers on the same folder; a set without CNT refused."""
+    from mvx_tasks.data import load_local
+    from mvx_tasks.real_composite import generate
+    from sama_model.agent import SamaAgent
+    from sama_model.profiles import build_config
+    from sama_model.question import AgentQuestion
+
+    a = generate(tmp_path / "c20", per_task=2, seed=7, crf=20, tasks="CNT", workers=1)
+    b = generate(tmp_path / "c30", per_task=2, seed=7, crf=30, tasks="CNT", workers=1)
+    out_json = tmp_path / "counts.json"
+    assert count_stability.main([str(a), str(b), "--workers", "1", "--json", str(out_json)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    ra = report[str(a)]
+    assert ra["videos"] == 10 and ra["questions"] == 2 and ra["failed"] == []
+    assert ra["exact"] + ra["under"] + ra["over"] == 10
+    assert report["change"]["videos_compared"] == 10
+    saved = json.loads(out_json.read_text())
+    assert saved["report"] == report and len(saved["videos"][str(a)]) == 10
+
+    questions, rows, got = count_stability.measure(a, 1)
+    ours = count_stability.answers(questions, rows, got)
+    agent = SamaAgent(build_config(profile="offline", workers="1"))
+    theirs = {s.id: agent.answer(AgentQuestion.from_sample(s, root=a)).letter for s in load_local(a)}
+    assert ours == theirs
+
+    other = generate(tmp_path / "rid", per_task=1, seed=7, crf=20, tasks="RID", workers=1)
+    with pytest.raises(SystemExit, match="has no CNT question"):
+        count_stability.main([str(other)])
