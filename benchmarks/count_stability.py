@@ -84,7 +84,10 @@ def measure(folder: Path, workers: int) -> tuple[list[dict], list[Row], list[dic
 def answers(questions: list[dict], rows: list[Row], got: list[dict | str]) -> dict[str, str]:
     """Per question the option letter the CNT rule picks from the tool's counts ("" when the reference
     or every candidate failed): the policy's relation parse and scores, the first listed on a tie."""
-    from sama_model.skills.multi_video_comparison.cnt import count_scores, counting_relation
+    from sama_model.skills.multi_video_comparison.cnt import (
+        count_scores,
+        counting_relation,
+    )
     from sama_model.skills.multi_video_comparison.common import argmax
 
     by_video = {(r[0], r[1]): g for r, g in zip(rows, got)}

@@ -22,8 +22,10 @@ log = logging.getLogger(__name__)
 
 #: bump when any backend's outputs for the same inputs change (2: lite identity grids, motion-aspect and
 #: style-mark similarity, motion patterns pulsing and shaking; 3: lite identity as a relative colour
-#: layout, motion pattern rules; 4: lite reader background colour, model backends' one option vocabulary)
-CACHE_REVISION = 4
+#: layout, motion pattern rules; 4: lite reader background colour, model backends' one option vocabulary;
+#: 5: lite motion analyzer's flow-read mover, lite identity located by flow and cut blurred under a
+#: moving camera)
+CACHE_REVISION = 5
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import count_stability  # noqa: E402
+import count_stability
 
-from sama_model.skills.multi_video_comparison.cnt import count_scores  # noqa: E402
+from sama_model.skills.multi_video_comparison.cnt import count_scores
 
 OPTIONS = {"A": "Video A", "B": "Video B", "C": "Video C", "D": "Video D"}
 LABELS = ("Reference", "Video A", "Video B", "Video C", "Video D")

@@ -14,6 +14,7 @@ from scenes import (
     make_clip,
     textured_image,
 )
+from sama_model.backends.lite import identity
 from sama_model.backends.lite.identity import IDENTITY_DIM
 from sama_model.backends.lite.similarity import LiteVisualSimilarity
 
@@ -209,8 +210,8 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
     emb = SIM.embed(close, aspect="identity")
     assert emb.shape[1] == IDENTITY_DIM and 8 <= emb.shape[0] <= 10
     cap = identity.GRABCUT_MAX_PIXELS
-    # 8 crops of the whole figure (about 47k pixels) cut to the cap; 2 frames locate only the
-    # body (11.5k pixels: cut at their own size)
+    # a still camera: located by the temporal median as before; 8 crops of the whole figure (about
+    # 47k pixels) cut to the cap; 2 frames locate only the body (11.5k pixels: cut at their own size)
     assert len(sizes) == 10 and max(sizes) <= 1.01 * cap
     assert sum(n >= 0.99 * cap for n in sizes) == 8 and sorted(sizes)[:2] == [109 * 106] * 2
     boxes = identity.subject_boxes(close.frames, np.array([8]))
@@ -323,3 +324,78 @@ def test_style_ranks_the_same_rendering_over_the_same_palette():
     ea, eb = SIM.embed(ref, aspect="style"), SIM.embed(cands["scanlines"], aspect="style")
     cached = SIM.compare_embeddings(ea, eb, "style")
     assert cached == {k: out[k] for k in ("score", "palette_texture_cosine", "marks_distance")}
+
+
+def _cutout_clip(piece: int, bg_seed: int, scale: float = 1.0, T: int = 24) -> "object":
+    """Issue 19's RID scene in small: a photograph cut-out (a textured piece with its own outline,
+    ~56 px across) gliding over textured footage that a virtual camera pans across."""
+    photo = cv2.GaussianBlur(textured_image(200, 200, seed=7), (0, 0), 1.5)
+    photo = np.clip(photo.astype(np.int16) * (1.2, 0.8, 0.5) + (40, 10, 0), 0, 255).astype(np.uint8)  # a warm photo
+    outline = [((28, 28), (26, 17), 20), ((28, 28), (16, 26), -35)][piece]  # another piece: another place and shape
+    y0, x0 = (20, 30) if piece == 0 else (110, 120)
+    tile = photo[y0:y0 + 56, x0:x0 + 56]
+    mask = np.zeros((56, 56), np.uint8)
+    cv2.ellipse(mask, outline[0], outline[1], outline[2], 0, 360, 1, -1)
+    cv2.circle(mask, (44, 40), 9, 1, -1)
+    size = max(8, round(56 * scale))
+    tile, mask = cv2.resize(tile, (size, size)), cv2.resize(mask, (size, size), interpolation=cv2.INTER_NEAREST)
+    footage = (textured_image(300, 480, seed=bg_seed) * (0.5, 0.7, 0.9)).astype(np.uint8)  # cool, dimmer footage
+    frames = []
+    for t in range(T):
+        f = footage[20 + t:260 + t, 40 + 3 * t:360 + 3 * t].copy()  # the camera pans right and down
+        x, y = 60 + 8 * t, 90 + 2 * t
+        roi = f[y:y + size, x:x + size]
+        roi[mask > 0] = tile[mask > 0]
+        frames.append(f)
+    return make_clip(np.stack(frames), fps=10.0)
+
+
+def test_identity_verdict_on_a_cutout_survives_the_codec(tmp_path):
+    """Issue 19: the same cut-out over other footage at another scale is the same individual,
+    another piece of the same photograph is not, and re-encoding both clips at CRF 20 or 30 leaves
+    both verdicts unchanged (the mover is located from camera-compensated flow, not a temporal median)."""
+    from mvx_tasks.synth.encode import encode_mp4
+    from mvx_tasks.video_decoder import load_video
+    from sama_model.skills.multi_video_comparison.rid import RID_IDENTITY_THRESHOLD
+
+    clips = {"a": _cutout_clip(0, 1), "same": _cutout_clip(0, 2, scale=0.85), "other": _cutout_clip(1, 3)}
+    verdicts = {}
+    for crf in (20, 30):
+        dec = {k: load_video(str(encode_mp4(c.frames, tmp_path / f"{k}_{crf}.mp4", fps=10, crf=crf))) for k, c in clips.items()}
+        same = LiteVisualSimilarity().compare(dec["a"], dec["same"], aspect="identity")["score"]
+        other = LiteVisualSimilarity().compare(dec["a"], dec["other"], aspect="identity")["score"]
+        verdicts[crf] = (same >= RID_IDENTITY_THRESHOLD, other >= RID_IDENTITY_THRESHOLD)
+    assert verdicts[20] == verdicts[30] == (True, False)
+
+
+def test_mover_boxes_follow_the_cutout_under_a_panning_camera():
+    """The camera pans 3 px a frame right and 1 down: mover_boxes reads that motion (the corners' largest
+    move, input pixels) and boxes the travelling cut-out, whose true centre lies in every sampled box."""
+    clip = _cutout_clip(0, 1)
+    idx = np.unique(np.linspace(0, clip.n_frames - 1, 12).astype(int))
+    boxes, camera = identity.mover_boxes(clip.frames, idx)
+    assert camera == pytest.approx(3.0, abs=0.4) and camera >= identity.CAMERA_STILL_PX
+    inside = 0
+    for i, (x, y, w, h) in boxes.items():
+        cx, cy = 60 + 8 * i + 28, 90 + 2 * i + 28  # the cut-out's centre in frame i (see _cutout_clip)
+        inside += x <= cx <= x + w and y <= cy <= y + h
+    assert len(boxes) == len(idx) and inside == len(idx)
+
+
+def test_blurred_cut_only_under_a_moving_camera(monkeypatch):
+    """A still camera keeps the temporal-median locator and the unblurred cut (MVX-Synth's descriptor):
+    its layouts do not change when SEGMENT_BLUR does; a panning camera's do."""
+    scene = _cutout_clip(0, 1, T=1).frames[0]
+    frames = np.stack([scene] * 24)
+    for t in range(len(frames)):  # a two-coloured patch crossing the still view
+        frames[t, 150:180, 20 + 9 * t:50 + 9 * t] = (230, 40, 40)
+        frames[t, 160:170, 30 + 9 * t:40 + 9 * t] = (40, 40, 230)
+    still = make_clip(frames, fps=10.0)
+    idx = np.unique(np.linspace(0, len(frames) - 1, 12).astype(int))
+    assert identity.mover_boxes(frames, idx)[1] < identity.CAMERA_STILL_PX
+    pan = _cutout_clip(0, 1)
+    before = {k: identity.identity_descriptor(c.frames) for k, c in (("still", still), ("pan", pan))}
+    monkeypatch.setattr(identity, "SEGMENT_BLUR", 4.0 / 320)
+    after = {k: identity.identity_descriptor(c.frames) for k, c in (("still", still), ("pan", pan))}
+    assert before["still"] is not None and np.array_equal(before["still"], after["still"])
+    assert before["pan"] is not None and not np.array_equal(before["pan"], after["pan"])
