@@ -42,15 +42,14 @@ import cv2
 import numpy as np
 
 from .colours import _PALETTE, color_codes
-from .common import grey_small
 from .flow import dense_flow
 from .motion_field import (
-    BORDER,
     ENERGY_SIGMA,
-    FIELD_SIDE,
     MOVING_PX,
     _edge_weight,
+    _field_grey,
     camera_affine,
+    residual_flow,
 )
 
 VIEW_W, VIEW_H = 32, 56  # the upright subject's box, resampled (a standing figure is ~1:1.8)
@@ -135,7 +134,7 @@ def mover_boxes(frames: np.ndarray, idx: np.ndarray, share_min: float = MOVER_SH
     moves = []
     for i in idx:
         j = int(i) + 1 if int(i) + 1 < len(frames) else int(i) - 1
-        g0, g1 = (cv2.GaussianBlur(grey_small(frames[k], FIELD_SIDE), (3, 3), 0) for k in (int(i), j))
+        g0, g1 = (_field_grey(frames[k]) for k in (int(i), j))
         h, w = g0.shape
         if grid is None:
             grid, edge = np.mgrid[0:h, 0:w].astype(np.float32), _edge_weight(w, h)
@@ -144,10 +143,7 @@ def mover_boxes(frames: np.ndarray, idx: np.ndarray, share_min: float = MOVER_SH
         a = camera_affine(fl)
         corners = np.array([[0, 0, 1], [w - 1, 0, 1], [0, h - 1, 1], [w - 1, h - 1, 1]], np.float64)
         moves.append(float(np.abs(corners @ a.T - corners[:, :2]).max()) * W / w)
-        res = fl.copy()
-        res[..., 0] -= a[0, 0] * xx + a[0, 1] * yy + a[0, 2] - xx
-        res[..., 1] -= a[1, 0] * xx + a[1, 1] * yy + a[1, 2] - yy
-        res[:BORDER], res[-BORDER:], res[:, :BORDER], res[:, -BORDER:] = 0, 0, 0, 0
+        res = residual_flow(fl, a, xx, yy)
         m2 = np.sum(res * res, -1)
         share = m2 / (m2 + MOVING_PX ** 2)
         py, px = np.unravel_index(int(np.argmax(cv2.GaussianBlur(share, (0, 0), ENERGY_SIGMA * w) * edge)), share.shape)

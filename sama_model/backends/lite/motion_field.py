@@ -110,6 +110,16 @@ def camera_affine(flow: np.ndarray, iterations: int = 6) -> np.ndarray:
     return a
 
 
+def residual_flow(flow: np.ndarray, a: np.ndarray, xx: np.ndarray, yy: np.ndarray) -> np.ndarray:
+    """The flow with the camera's affine motion ``a`` removed (``xx``, ``yy``: the pixel grid), zero within
+    :data:`BORDER` pixels of the edge (the flow is poor there): what moves on its own."""
+    res = flow.copy()
+    res[..., 0] -= a[0, 0] * xx + a[0, 1] * yy + a[0, 2] - xx
+    res[..., 1] -= a[1, 0] * xx + a[1, 1] * yy + a[1, 2] - yy
+    res[:BORDER], res[-BORDER:], res[:, :BORDER], res[:, -BORDER:] = 0, 0, 0, 0
+    return res
+
+
 def _edge_weight(w: int, h: int) -> np.ndarray:
     rx = np.clip(np.minimum(np.arange(w), w - 1 - np.arange(w)) / (EDGE_RAMP * w), 0, 1)
     ry = np.clip(np.minimum(np.arange(h), h - 1 - np.arange(h)) / (EDGE_RAMP * h), 0, 1)
@@ -229,10 +239,7 @@ def _compute(clip: VideoClip, idx: np.ndarray) -> Field:
     for k in range(len(idx) - 1):
         fl = dense_flow(greys[k], greys[k + 1], levels=4)
         a = camera_affine(fl)
-        res = fl.copy()
-        res[..., 0] -= a[0, 0] * xx + a[0, 1] * yy + a[0, 2] - xx
-        res[..., 1] -= a[1, 0] * xx + a[1, 1] * yy + a[1, 2] - yy
-        res[:BORDER], res[-BORDER:], res[:, :BORDER], res[:, -BORDER:] = 0, 0, 0, 0
+        res = residual_flow(fl, a, xx, yy)
         mag2 = np.sum(res * res, -1)
         e = cv2.GaussianBlur(mag2 / (mag2 + MOVING_PX ** 2), (0, 0), es) * edge
         if prev is not None:  # a mild prior towards where the mover was (not a gate)
