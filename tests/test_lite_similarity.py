@@ -15,7 +15,7 @@ from scenes import (
     textured_image,
 )
 from sama_model.backends.lite import identity
-from sama_model.backends.lite.identity import IDENTITY_DIM
+from sama_model.backends.lite.identity import IDENTITY_DIM, ROW_DIM
 from sama_model.backends.lite.similarity import LiteVisualSimilarity
 
 SIM = LiteVisualSimilarity()
@@ -188,7 +188,7 @@ def test_identity_same_figure_other_background_beats_look_alike():
     assert s_body["score"] < 0.05 and s_head["score"] < 0.05  # one changed part: clearly another
     assert s_same["identity_similarity"] > 0.75 > 0.25 > max(s_body["identity_similarity"], s_head["identity_similarity"])
     emb = SIM.embed(a, aspect="identity")
-    assert emb.shape[1] == IDENTITY_DIM and 8 <= emb.shape[0] <= 12  # one layout grid per sampled frame
+    assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 12  # one layout grid (and texture view) per sampled frame
 
 
 def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
@@ -208,7 +208,7 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
     monkeypatch.setattr(identity.cv2, "grabCut", counting)
     close = _figure_clip((RED, BLUE), bg_seed=2, zoom=2, T=10)
     emb = SIM.embed(close, aspect="identity")
-    assert emb.shape[1] == IDENTITY_DIM and 8 <= emb.shape[0] <= 10
+    assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 10
     cap = identity.GRABCUT_MAX_PIXELS
     # a still camera: located by the temporal median as before; 8 crops of the whole figure (about
     # 47k pixels) cut to the cap; 2 frames locate only the body (11.5k pixels: cut at their own size)
@@ -399,3 +399,65 @@ def test_blurred_cut_only_under_a_moving_camera(monkeypatch):
     after = {k: identity.identity_descriptor(c.frames) for k, c in (("still", still), ("pan", pan))}
     assert before["still"] is not None and np.array_equal(before["still"], after["still"])
     assert before["pan"] is not None and not np.array_equal(before["pan"], after["pan"])
+
+
+def _rows(views: np.ndarray, camera: float, layout: float = 1.0) -> np.ndarray:
+    """Descriptor rows built by hand: a constant layout, the given texture views, the camera's motion."""
+    k = len(views)
+    return np.concatenate([np.full((k, IDENTITY_DIM), layout), views.reshape(k, -1), np.full((k, 1), camera)], axis=1)
+
+
+def test_texture_correlation_on_constructed_views():
+    """Exact numbers: the same texture correlates 1, its negative -1, a flat channel 0 (L weighs 1,
+    a and b 1/2 each, halved); pixels only one view covers, or too few shared pixels, do not count."""
+    rng = np.random.default_rng(0)
+    tex = rng.normal(0, 10, (identity.VIEW_H, identity.VIEW_W, 3)) + 100
+    cover = np.ones((identity.VIEW_H, identity.VIEW_W, 1))
+    a = np.concatenate([tex, cover], -1)[None]
+    neg = np.concatenate([200 - tex, cover], -1)[None]
+    flat_ab = np.concatenate([tex[..., :1], np.full_like(tex[..., 1:], 5.0), cover], -1)[None]
+    m = identity.texture_correlations(a, np.concatenate([a, neg, flat_ab]))
+    assert m[0] == pytest.approx([1.0, -1.0, 0.5], abs=1e-6)
+    half = a.copy()
+    half[0, :, 16:, :3] = 0  # another texture where a alone covers the view ...
+    half[0, :, 16:, 3] = 0.4  # ... under the coverage threshold: ignored
+    assert identity.texture_correlations(a, half)[0, 0] == pytest.approx(1.0, abs=1e-6)
+    sliver = a.copy()
+    sliver[0, :, :, 3] = 0
+    sliver[0, :2, :8, 3] = 1  # 16 shared pixels: under TEXTURE_MIN_PIXELS
+    assert identity.texture_correlations(a, sliver)[0, 0] == 0.0
+    # features: each view's best match (median over both clips) and the mean of the 6 best pairs
+    two = np.concatenate([a, neg])
+    med, top = identity.texture_features(_rows(two, 2.0), _rows(a, 2.0))
+    assert med == pytest.approx((np.median([1, -1]) + 1) / 2) and top == pytest.approx(0.0)
+
+
+def test_texture_counts_only_when_both_cameras_move():
+    """The score adds texture correlation only for two moving cameras (MOVING_SCORE_WEIGHTS); a still
+    camera on either side, or layout-only rows, keep the layout score fitted on MVX-Synth, exactly."""
+    rng = np.random.default_rng(1)
+    view = np.concatenate([rng.normal(100, 10, (1, identity.VIEW_H, identity.VIEW_W, 3)),
+                           np.ones((1, identity.VIEW_H, identity.VIEW_W, 1))], -1)
+    layout_only = identity.identity_result(np.ones((1, IDENTITY_DIM)), np.ones((1, IDENTITY_DIM)))
+    assert layout_only == {"score": 0.9093, "identity_similarity": 1.0}
+    for cams in ((0.5, 2.0), (2.0, 0.5), (0.0, 0.0)):
+        assert identity.identity_result(_rows(view, cams[0]), _rows(view, cams[1])) == layout_only
+    w = identity.MOVING_SCORE_WEIGHTS
+    moving = identity.identity_result(_rows(view, 2.0), _rows(view, 0.75))
+    z = w[-1] + w[2] * 1.0 + w[3] * 1.0  # layout distances 0; the same texture correlates 1
+    assert moving == {"score": round(1 / (1 + np.exp(-z)), 4), "identity_similarity": 1.0, "texture": [1.0, 1.0]}
+    other = identity.identity_result(_rows(view, 2.0), _rows(200 - view * (1, 1, 1, 0) + (0, 0, 0, 1), 2.0))
+    assert other["texture"] == [-1.0, -1.0] and other["score"] < 0.01 < 0.99 < moving["score"]
+
+
+def test_descriptor_rows_carry_the_view_and_the_camera():
+    """Each row: the layout, the texture view of the same upright view, and the camera's motion as
+    mover_boxes reads it (the same in every row)."""
+    pan = _cutout_clip(0, 1)
+    rows = identity.identity_descriptor(pan.frames)
+    idx = np.unique(np.linspace(0, len(pan.frames) - 1, 12).astype(int))
+    camera = identity.mover_boxes(pan.frames, idx)[1]
+    assert rows.shape[1] == ROW_DIM and camera >= identity.CAMERA_STILL_PX
+    assert np.allclose(rows[:, -1], camera) and identity.camera_motion(rows) == pytest.approx(camera)
+    cover = rows[:, IDENTITY_DIM:IDENTITY_DIM + identity.TEXTURE_DIM].reshape(-1, identity.VIEW_H, identity.VIEW_W, 4)[..., 3]
+    assert cover.min() >= 0 and cover.max() <= 1 and (cover > 0.5).mean() > 0.3  # the upright cut-out fills its view

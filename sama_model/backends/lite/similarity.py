@@ -27,7 +27,7 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import IDENTITY_DIM, identity_descriptor, identity_result
+from .identity import ROW_DIM, identity_descriptor, identity_result
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
 #: MVX-Synth ART (default difficulty, seed 0)
@@ -83,7 +83,7 @@ class LiteVisualSimilarity:
         (``identity``: the subject's layout grid per frame where found; one zero row if none)."""
         if aspect == "identity":
             d = self._identity(clip, window)
-            return (np.zeros((1, IDENTITY_DIM), np.float32) if d is None else d).astype(np.float32)
+            return (np.zeros((1, ROW_DIM), np.float32) if d is None else d).astype(np.float32)
         if aspect == "motion":
             p = self._activity(clip, window)
             return (np.zeros((1, N_POINTS), np.float32) if p is None else p[None]).astype(np.float32)
