@@ -115,8 +115,12 @@ def test_pixel_noise_against_the_same_folder(sets: tuple[Path, Path], tmp_path: 
     res = json.loads(out.read_text())
     assert res["pixel_noise"] == 2 and res["totals"]["videos"] == 2 and res["totals"]["failed"] == 0
     assert (res["totals"]["right_a"], res["totals"]["right_b"], res["totals"]["same_names"]) == (2, 2, 2)
-    # every value moved by -2..2 (mean |change| 1.2 less a little where 0 or 255 clips it)
-    assert all(1.1 < v["pixel_change"] <= 1.2 for v in res["videos"]), [v["pixel_change"] for v in res["videos"]]
+    # every value moved by -2..2: mean |change| 1.2 less a little where 0 or 255 clips it, give or take the
+    # sampling error of a mean over the clip's values (|noise| has sd 0.748; the noise is seeded by the
+    # video's path, which differs from run to run) and the report's rounding to 3 decimals
+    n = actor_clip("slide").frames.size
+    top = 1.2 + 4 * 0.748 / n ** 0.5 + 0.0005
+    assert all(1.1 < v["pixel_change"] <= top for v in res["videos"]), ([v["pixel_change"] for v in res["videos"]], top)
     assert "| mean absolute pixel change, B vs A (grey levels) | " in text
 
 
