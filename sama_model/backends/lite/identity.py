@@ -81,6 +81,8 @@ TEXTURE_BLUR = 1.0
 #: a pixel of a view is the subject's (blurred with its own pixels only: normalised convolution) where the
 #: view covers more than this share of it; a texture correlation counts the pixels both views cover so
 TEXTURE_COVER = 0.5
+TEXTURE_MIN_PIXELS = 20  # fewer shared pixels: the pair of views correlates 0
+TEXTURE_TOP = 6  # texture_features' second feature: the mean of this many best view pairs
 TEXTURE_DIM = VIEW_W * VIEW_H * 4
 #: one descriptor row: the colour layout, the texture view, and the camera's motion (input px per frame)
 ROW_DIM = IDENTITY_DIM + TEXTURE_DIM + 1
@@ -268,7 +270,7 @@ def colour_layout(rgb: np.ndarray, coverage: np.ndarray, min_pixels: int = 10) -
 
 def texture_view(rgb: np.ndarray, coverage: np.ndarray) -> np.ndarray:
     """[VIEW_H, VIEW_W, 4]: the upright view's CIELAB blurred by :data:`TEXTURE_BLUR` pixels, and its
-    coverage. Why: the pieces of one photograph share their texture at the same place of the upright
+    coverage. Why: the same piece of a photograph keeps its texture at the same place of the upright
     view, which a coarse colour layout averages away; the blur keeps what a codec keeps."""
     inside = (coverage > TEXTURE_COVER).astype(np.float32)
     lab = cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB).astype(np.float32) * inside[..., None]
@@ -307,10 +309,6 @@ def identity_features(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     fb = np.asarray(b, np.float32).reshape(len(b), -1)[:, :IDENTITY_DIM]
     d = np.linalg.norm(fa[:, None] - fb[None], axis=-1) / np.sqrt(fa.shape[1])
     return float((np.median(d.min(1)) + np.median(d.min(0))) / 2), float(d.min())
-
-
-TEXTURE_MIN_PIXELS = 20  # fewer shared pixels: the pair of views correlates 0
-TEXTURE_TOP = 6  # texture_features' second feature: the mean of this many best view pairs
 
 
 def texture_correlations(a: np.ndarray, b: np.ndarray) -> np.ndarray:
