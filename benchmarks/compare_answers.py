@@ -3,7 +3,10 @@
 Each side is an ``offline_profile.py --json`` file (its first configuration, or ``--config``) or a
 trace folder (``trace_dir=``; one JSON per question, the final step's letter and source). The
 ground truth comes from the data folder's ``data.jsonl`` (``--data``), so accuracy moves can be
-shown next to answer moves. Prints a Markdown table and the changed questions.
+shown next to answer moves. Prints a Markdown table and the changed questions. Per task it also
+counts the answers whose reason marks them fragile in either run (AM: a small lead, CNT: one count
+off would change them, RID: a score near its threshold) and splits the changed answers into marked
+and unmarked: how well the trace warns of the answers that re-encoding moves.
 
 When both sides are trace folders, it also compares the evidence behind the answers: every tool
 call made with the same arguments in both runs, per tool, whose results are identical and which
@@ -25,9 +28,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from sama_model.skills.multi_video_comparison.common import FRAGILE
+
 
 def load_run(path: str, config: str | None = None) -> dict[str, dict[str, Any]]:
-    """question id -> {"letter", "source"} from a profile JSON or a trace folder."""
+    """question id -> {"letter", "source", "fragile"} from a profile JSON or a trace folder ("fragile": the
+    decision's reason marks it, see :data:`~sama_model.skills.multi_video_comparison.common.FRAGILE`)."""
     p = Path(path)
     if not p.exists():
         raise SystemExit(f"compare_answers: {path} does not exist; give an offline_profile.py --json file "
@@ -39,11 +45,13 @@ def load_run(path: str, config: str | None = None) -> dict[str, dict[str, Any]]:
             finals = [s for s in t.get("steps", []) if s.get("kind") == "final"]
             qid = str((t.get("question") or {}).get("id") or f.stem)
             out[qid] = {"letter": finals[-1].get("letter") if finals else None,
-                        "source": finals[-1].get("source") if finals else None}
+                        "source": finals[-1].get("source") if finals else None,
+                        "fragile": bool(finals) and FRAGILE in str(finals[-1].get("reason") or "")}
         return out
     runs = json.loads(p.read_text())["runs"]
     run = next((r for r in runs if r["config"] == config), runs[0]) if config else runs[0]
-    return {str(r["id"]): {"letter": r.get("letter"), "source": r.get("source")} for r in run["records"]}
+    return {str(r["id"]): {"letter": r.get("letter"), "source": r.get("source"), "fragile": bool(r.get("fragile"))}
+            for r in run["records"]}
 
 
 def load_evidence(folder: str) -> dict[str, dict[str, Any]]:
@@ -137,19 +145,24 @@ def compare(before: dict[str, dict], after: dict[str, dict], truth: dict[str, tu
         c["same"] += b == a
         c["right_before"] += b == answer
         c["right_after"] += a == answer
+        marked = bool(before[qid].get("fragile") or after[qid].get("fragile"))
+        c["marked"] += marked
+        c["changed_marked"] += b != a and marked
         if b != a:
             changed.append((qid, task, answer, b, a, after[qid].get("source")))
     return {"rows": rows, "changed": changed}
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = ["| task | questions | identical answers | correct before | correct after |",
-             "|---|---:|---:|---:|---:|"]
+    lines = [("| task | questions | identical answers | correct before | correct after | marked fragile (either run) "
+              "| changed: marked / unmarked |"), "|---|---:|---:|---:|---:|---:|---:|"]
     tot: Counter = Counter()
     for task, c in sorted(result["rows"].items()):
         tot.update(c)
-        lines.append(f"| {task} | {c['n']} | {c['same']} | {c['right_before']} | {c['right_after']} |")
-    lines.append(f"| **all** | {tot['n']} | {tot['same']} | {tot['right_before']} | {tot['right_after']} |")
+        lines.append(f"| {task} | {c['n']} | {c['same']} | {c['right_before']} | {c['right_after']} | {c['marked']} | "
+                     f"{c['changed_marked']} / {c['n'] - c['same'] - c['changed_marked']} |")
+    lines.append(f"| **all** | {tot['n']} | {tot['same']} | {tot['right_before']} | {tot['right_after']} | "
+                 f"{tot['marked']} | {tot['changed_marked']} / {tot['n'] - tot['same'] - tot['changed_marked']} |")
     if result["changed"]:
         lines += ["", "| question | task | answer | before | after (source) |", "|---|---|---|---|---|"]
         lines += [f"| {q} | {t} | {ans} | {b} | {a} ({src}) |" for q, t, ans, b, a, src in result["changed"]]

@@ -11,10 +11,11 @@ scoring only, never by the tool.
     python benchmarks/count_stability.py SET [SET_REENCODED] [--workers 2] [--json OUT]
 
 It reports, per set, the videos counted exactly (and under / over), each of the two estimates behind
-the count exactly, and the CNT answers right; with a second folder holding the same questions in
-another encoding (the composite generated at another ``--crf``, or ``mvx-bench reencode``), the videos
-whose count moved, the mean absolute change, how often each estimate moved, and the answers that
-changed. Why at the backend level: a count rule or constant can be tried on six fitting seeds at both
+the count exactly, the CNT answers right, and the answers the policy marks fragile (one count off in
+some video would change them; how many of those are right); with a second folder holding the same
+questions in another encoding (the composite generated at another ``--crf``, or ``mvx-bench
+reencode``), the videos whose count moved, the mean absolute change, how often each estimate moved,
+the answers that changed and how many of those were marked fragile in either encoding. Why at the backend level: a count rule or constant can be tried on six fitting seeds at both
 CRFs (1200 videos) in about five minutes on two cores, where the agent takes about four times as long.
 Fit only on :data:`mvx_tasks.real_composite.FITTING_SEEDS`; check on others.
 """
@@ -81,12 +82,15 @@ def measure(folder: Path, workers: int) -> tuple[list[dict], list[Row], list[dic
     return questions, rows, got
 
 
-def answers(questions: list[dict], rows: list[Row], got: list[dict | str]) -> dict[str, str]:
+def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> dict[str, tuple[str, bool]]:
     """Per question the option letter the CNT rule picks from the tool's counts ("" when the reference
-    or every candidate failed): the policy's relation parse and scores, the first listed on a tie."""
+    or every candidate failed), the policy's relation parse and scores, the first listed on a tie; and
+    whether the policy marks it fragile (:func:`~sama_model.skills.multi_video_comparison.cnt.one_off_changes`:
+    one count off in some video changes it)."""
     from sama_model.skills.multi_video_comparison.cnt import (
         count_scores,
         counting_relation,
+        one_off_changes,
     )
     from sama_model.skills.multi_video_comparison.common import argmax
 
@@ -99,24 +103,37 @@ def answers(questions: list[dict], rows: list[Row], got: list[dict | str]) -> di
         ref = by_video.get((s["id"], "Reference"))
         rel = counting_relation(s["question"])
         if not counts or (rel == "eq" and not isinstance(ref, dict)):
-            out[s["id"]] = ""
+            out[s["id"]] = ("", False)
             continue
-        scores = count_scores(rel, float(ref["count"]) if isinstance(ref, dict) else None, counts, evidence)
-        best = argmax({labels[lb]: scores[lb] for lb in sorted(scores, key=lambda lb: labels[lb])})
-        out[s["id"]] = best or ""
+
+        def choose(scores: dict[str, float], labels: dict[str, str] = labels) -> str:
+            return argmax({labels[lb]: scores[lb] for lb in sorted(scores, key=lambda lb: labels[lb])}) or ""
+
+        every = {"Reference": float(ref["count"]), **counts} if isinstance(ref, dict) else counts
+        reference = "Reference" if isinstance(ref, dict) else None
+        best = choose(count_scores(rel, every.get("Reference"), counts, evidence))
+        out[s["id"]] = (best, bool(one_off_changes(rel, reference, every, evidence, choose)))
     return out
+
+
+def answers(questions: list[dict], rows: list[Row], got: list[dict | str]) -> dict[str, str]:
+    """Per question the option letter the CNT rule picks (see :func:`decisions`)."""
+    return {q: letter for q, (letter, _) in decisions(questions, rows, got).items()}
 
 
 def summary(questions: list[dict], rows: list[Row], got: list[dict | str]) -> dict:
     ok = [(r, g) for r, g in zip(rows, got) if isinstance(g, dict)]
-    picked = answers(questions, rows, got)
+    made = decisions(questions, rows, got)
+    picked = {q: letter for q, (letter, _) in made.items()}
     return {"videos": len(rows), "failed": [f"{r[3]}: {g}" for r, g in zip(rows, got) if isinstance(g, str)],
             "exact": sum(g["count"] == r[2] for r, g in ok), "under": sum(g["count"] < r[2] for r, g in ok),
             "over": sum(g["count"] > r[2] for r, g in ok),
             "regions_exact": sum(g["regions"] == r[2] for r, g in ok),
             "points_exact": sum(g["points"] == r[2] for r, g in ok),
             "near_threshold": sum(g["near"] for _, g in ok),
-            "questions": len(questions), "answers_right": sum(picked[s["id"]] == s["answer"] for s in questions)}
+            "questions": len(questions), "answers_right": sum(picked[s["id"]] == s["answer"] for s in questions),
+            "answers_fragile": sum(made[s["id"]][1] for s in questions),
+            "fragile_right": sum(made[s["id"]][1] and picked[s["id"]] == s["answer"] for s in questions)}
 
 
 def change(a: tuple[list[dict], list[Row], list[dict | str]], b: tuple[list[dict], list[Row], list[dict | str]]) -> dict:
@@ -125,13 +142,16 @@ def change(a: tuple[list[dict], list[Row], list[dict | str]], b: tuple[list[dict
     if [r[:3] for r in ra] != [r[:3] for r in rb]:
         raise SystemExit("the two folders do not hold the same CNT questions and videos")
     both = [(x, y) for x, y in zip(ga, gb) if isinstance(x, dict) and isinstance(y, dict)]
-    pa, pb = answers(qa, ra, ga), answers(qb, rb, gb)
+    da, db = decisions(qa, ra, ga), decisions(qb, rb, gb)
+    pa, pb = {q: d[0] for q, d in da.items()}, {q: d[0] for q, d in db.items()}
+    changed = [q for q in pa if pa[q] != pb[q]]
     return {"videos_compared": len(both), "counts_moved": sum(x["count"] != y["count"] for x, y in both),
             "mean_abs_change": round(float(np.mean([abs(x["count"] - y["count"]) for x, y in both])), 4) if both else None,
             "regions_moved": sum(x["regions"] != y["regions"] for x, y in both),
             "points_moved": sum(x["points"] != y["points"] for x, y in both),
-            "answers_changed": sum(pa[q] != pb[q] for q in pa),
-            "changed_questions": sorted(q for q in pa if pa[q] != pb[q])}
+            "answers_changed": len(changed),
+            "changed_marked_fragile": sum(da[q][1] or db[q][1] for q in changed),
+            "changed_questions": sorted(changed)}
 
 
 def main(argv: list[str] | None = None) -> int:

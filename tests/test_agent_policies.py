@@ -33,6 +33,24 @@ def test_cnt_more_than_reference(tmp_path):
     assert {t for t, _ in tools} == {"scene_graph", "object_tracker", "video_reader"}
 
 
+def _final_reason(trace: dict) -> str:
+    return [s for s in trace["steps"] if s["kind"] == "final"][-1]["reason"]
+
+
+def test_cnt_answer_that_one_count_off_would_change_is_marked_fragile(tmp_path):
+    """C leads with 4 against 2, 2, 0: no single count one off changes it. With B at 3 (C at 4), C one
+    fewer ties B (listed first) and B one more ties C: both named, the answer marked fragile."""
+    question = "Which video shows more cups than the reference?"
+    steady = {"ref": {"sg": 2}, "a": {"sg": 2}, "b": {"sg": 2}, "c": {"sg": 4}, "d": {"sg": 0}}
+    letter, _, trace = solve(tmp_path, steady, "CNT", question, FOUR, REF4)
+    assert letter == "C" and "fragile" not in _final_reason(trace)
+    close = {**steady, "b": {"sg": 3}}
+    letter, _, trace = solve(tmp_path, close, "CNT", question, FOUR, REF4)
+    assert letter == "C"
+    assert ("fragile: one count off changes the answer (Video B one more -> B; Video C one fewer -> B)"
+            in _final_reason(trace))
+
+
 @pytest.mark.parametrize("question,expected", [("Which video shows more cups than the reference?", "D"),
                                                ("Which video shows fewer cups than the reference?", "C")])
 def test_cnt_tied_counts_broken_by_the_estimates_behind_them(tmp_path, question, expected):

@@ -19,8 +19,8 @@ def _tool(tool: str, video: str, data: dict, error: str | None = None) -> dict:
                            data=data, text="", error=error, elapsed=0.1, cached=False))
 
 
-def _write(folder: Path, qid: str, steps: list[dict], letter: str) -> None:
-    final = asdict(FinalStep(answer=letter, letter=letter, reason="", forced=False, source="planner"))
+def _write(folder: Path, qid: str, steps: list[dict], letter: str, reason: str = "") -> None:
+    final = asdict(FinalStep(answer=letter, letter=letter, reason=reason, forced=False, source="planner"))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{qid}.json").write_text(json.dumps({"question": {"id": qid}, "steps": [*steps, final]}))
 
@@ -32,7 +32,7 @@ def runs(tmp_path: Path) -> tuple[Path, Path]:
     # q1 (AM): the reference's actor is named differently and a candidate's extent moves; the answer moves
     _write(a, "q1", [_tool("motion_analyzer", "Reference", {"actor": actor, "frames_used": 24}),
                      _tool("motion_analyzer", "Video A", {"actor": {"patterns": ["spinning"], "signature": {"extent": 0.5}}})],
-           "A")
+           "A", "highest action score: A; fragile: the best leads the next by 0.010 < 0.2")
     _write(b, "q1", [_tool("motion_analyzer", "Reference", {"actor": {**actor, "patterns": ["zig-zag"]}, "frames_used": 24}),
                      _tool("motion_analyzer", "Video A", {"actor": {"patterns": ["spinning"], "signature": {"extent": 0.8}}})],
            "B")
@@ -41,8 +41,9 @@ def runs(tmp_path: Path) -> tuple[Path, Path]:
                      _tool("video_reader", "Reference", {"answer": "x"})], "A")
     _write(b, "q2", [_tool("visual_similarity", "Reference", {"score": 0.25}),
                      _tool("video_reader", "Reference", {}, error="decode failed")], "A")
-    # q3 (RID): identical evidence, identical answer
-    _write(a, "q3", [_tool("visual_similarity", "Reference", {"score": 0.9})], "B")
+    # q3 (RID): identical evidence, identical answer; marked fragile in one run only
+    _write(a, "q3", [_tool("visual_similarity", "Reference", {"score": 0.9})], "B",
+           "identity score 0.400 < threshold 0.5; fragile: near the threshold (within 0.15)")
     _write(b, "q3", [_tool("visual_similarity", "Reference", {"score": 0.9})], "B")
     return a, b
 
@@ -54,7 +55,13 @@ def test_answers_and_evidence_are_compared_per_task_and_tool(runs: tuple[Path, P
     a, b = runs
     result = ca.compare(ca.load_run(str(a)), ca.load_run(str(b)), TRUTH)
     assert result["changed"] == [("q1", "AM", "B", "A", "B", "planner")]
-    assert dict(result["rows"]["RID"]) == {"n": 2, "same": 2, "right_before": 2, "right_after": 2}
+    assert dict(result["rows"]["RID"]) == {"n": 2, "same": 2, "right_before": 2, "right_after": 2, "marked": 1,
+                                           "changed_marked": 0}
+    assert dict(result["rows"]["AM"]) == {"n": 1, "same": 0, "right_before": 0, "right_after": 1, "marked": 1,
+                                          "changed_marked": 1}
+    assert ca.markdown(result).splitlines()[2:5] == ["| AM | 1 | 0 | 0 | 1 | 1 | 1 / 0 |",
+                                                     "| RID | 2 | 2 | 2 | 2 | 1 | 0 / 0 |",
+                                                     "| **all** | 3 | 2 | 2 | 3 | 2 | 1 / 0 |"]
 
     ev = ca.compare_evidence(ca.load_evidence(str(a)), ca.load_evidence(str(b)), {"q1"}, TRUTH)
     mot = ev["tools"]["motion_analyzer"]
@@ -86,5 +93,15 @@ def test_cli_prints_the_evidence_table_for_trace_folders(runs: tuple[Path, Path]
     a, b = runs
     assert ca.main([str(a), str(b), "--data", str(data)]) == 0
     out = capsys.readouterr().out
-    assert "| **all** | 3 | 2 | 2 | 3 |" in out
+    assert "| **all** | 3 | 2 | 2 | 3 | 2 | 1 / 0 |" in out
     assert "| motion_analyzer | 2 | 0 | actor.patterns 1, actor.signature 1 |" in out
+
+
+def test_profile_json_records_carry_their_fragile_mark(tmp_path: Path) -> None:
+    """An offline_profile.py --json file: each record's letter, source and fragile mark (absent: unmarked)."""
+    records = [{"id": "q1", "letter": "A", "source": "planner", "fragile": True},
+               {"id": "q2", "letter": "B", "source": "planner"}]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"runs": [{"config": "full", "records": records}]}))
+    assert ca.load_run(str(path)) == {"q1": {"letter": "A", "source": "planner", "fragile": True},
+                                      "q2": {"letter": "B", "source": "planner", "fragile": False}}

@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import count_stability
 
-from sama_model.skills.multi_video_comparison.cnt import count_scores
+from sama_model.skills.multi_video_comparison.cnt import count_scores, one_off_changes
 
 OPTIONS = {"A": "Video A", "B": "Video B", "C": "Video C", "D": "Video D"}
 LABELS = ("Reference", "Video A", "Video B", "Video C", "Video D")
@@ -43,6 +43,27 @@ def test_count_scores_follow_the_relation():
     assert _best(count_scores("lt", None, tied, ev)) == "Video A"
 
 
+def test_one_off_changes_lists_every_count_whose_one_step_changes_the_choice():
+    """Exact lists: the choice is the first listed maximum of the policy's scores; a count never goes
+    below zero."""
+    order = ["Video A", "Video B", "Video C", "Video D"]
+
+    def choose(scores: dict[str, float]) -> str:
+        return max(order, key=lambda c: (scores[c], -order.index(c)))
+
+    more = {"Reference": 2.0, "Video A": 2.0, "Video B": 3.0, "Video C": 1.0, "Video D": 2.0}
+    # B leads with 3: B one fewer ties A (listed first); A one more ties B (A listed first); D one more ties B
+    # (B listed first: no change)
+    assert one_off_changes("gt", "Reference", more, {}, choose) == [("Video A", 1, "Video A"),
+                                                                    ("Video B", -1, "Video A")]
+    same = {"Reference": 3.0, "Video A": 3.0, "Video B": 2.0, "Video C": 4.0, "Video D": 1.0}
+    assert one_off_changes("eq", "Reference", same, {}, choose) == [("Reference", -1, "Video B"),
+                                                                    ("Reference", 1, "Video C")]
+    steady = {"Reference": 1.0, "Video A": 0.0, "Video B": 5.0, "Video C": 1.0, "Video D": 2.0}
+    assert one_off_changes("lt", "Reference", steady, {}, choose) == []  # A at 0 cannot go lower
+    assert one_off_changes("gt", "Reference", steady, {}, choose) == []  # B leads by 3
+
+
 def test_answers_from_constructed_counts():
     """Exact letters for the three relations, the first listed on a tie, no answer without a reference
     in a 'same' question, and a failed candidate left out."""
@@ -66,6 +87,12 @@ def test_answers_from_constructed_counts():
     assert picked == {"q-same": "C", "q-more": "D", "q-fewer": "A", "q-tie": "A", "q-noref": ""}
     report = count_stability.summary(qs, rows, got)
     assert report["answers_right"] == 2 and report["failed"] == ["/x/q-noref_Reference.mp4: VideoDecodeError: broken"]
+    # fragile: q-same (a Reference of 2 picks D), q-more (D at 3 loses to B), q-tie (A at 0 loses to B);
+    # q-fewer holds (A at 2 ties C, and A's fewer estimates keep it), q-noref has no answer
+    made = count_stability.decisions(qs, rows, got)
+    assert {q: fragile for q, (_, fragile) in made.items()} == {
+        "q-same": True, "q-more": True, "q-fewer": False, "q-tie": True, "q-noref": False}
+    assert (report["answers_fragile"], report["fragile_right"]) == (3, 1)
 
 
 def test_change_counts_what_moved_and_refuses_other_questions():
@@ -75,7 +102,7 @@ def test_change_counts_what_moved_and_refuses_other_questions():
     b = [_got(2), _got(1), _got(2, 2, 1), _got(3, 2, 3), _got(1)]
     out = count_stability.change((qs, rows, a), (qs, rows, b))
     assert out == {"videos_compared": 5, "counts_moved": 2, "mean_abs_change": 0.4, "regions_moved": 1,
-                   "points_moved": 2, "answers_changed": 1, "changed_questions": ["q1"]}
+                   "points_moved": 2, "answers_changed": 1, "changed_marked_fragile": 0, "changed_questions": ["q1"]}
     other = [(q, lb, t + 1, p) for q, lb, t, p in rows]
     with pytest.raises(SystemExit, match="do not hold the same CNT questions"):
         count_stability.change((qs, rows, a), (qs, other, b))

@@ -78,8 +78,12 @@ def test_offline_profile_answers_on_noisy_frames(tmp_path: Path) -> None:
         assert out.returncode == 0, out.stderr[-2000:]
         return out.stdout, json.loads((tmp_path / name / "full" / "am-0.json").read_text())
 
-    table, clean = run([], "clean")
+    table, clean = run(["--json", str(tmp_path / "clean.json")], "clean")
     noisy_table, noisy = run(["--pixel-noise", "2"], "noisy")
+    # the profile's record says whether the trace's final reason marks the answer fragile
+    record = json.loads((tmp_path / "clean.json").read_text())["runs"][0]["records"][0]
+    final = [s for s in clean["steps"] if s["kind"] == "final"][-1]
+    assert record["fragile"] is ("fragile:" in final["reason"])
     assert "grey-level noise" not in table and "decoded frames with +-2 grey-level noise" in noisy_table
 
     def motion(trace: dict) -> list:

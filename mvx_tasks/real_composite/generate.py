@@ -39,8 +39,9 @@ MANIFEST = "real_composite.json"
 #: read once, with 2, 11-16, 19 and 20's AM, after the flow-read mover's discriminant was fitted on
 #: 1, 3, 4, 7, 8 and 9); 26 (all three tasks, read once on 2026-12-04 by the code before and after that
 #: change); 27 (all three tasks) and 28-30 (RID only, 40 pairs each), read once on 2026-12-04 evening by the
-#: code before and after RID's flow locator (chosen on the fitting seeds); confirm the next change on seed
-#: 31 or later.
+#: code before and after RID's flow locator (chosen on the fitting seeds); 31-33 (RID) and 34 (all three
+#: tasks), read once before and after RID's texture score; 35 (all three tasks), read once on 2026-12-04 by
+#: the code that marks fragile answers. Confirm the next change on seed 36 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 

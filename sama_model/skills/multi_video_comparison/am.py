@@ -9,7 +9,7 @@ import numpy as np
 
 from ...actions import ToolCall
 from ..context import PolicyContext
-from .common import Decision, candidate_letters, keep, pick
+from .common import FRAGILE, Decision, candidate_letters, keep, pick
 
 ACTION_QUERY = "What action is the person or main subject performing? Describe the movement in one sentence."
 
@@ -209,7 +209,7 @@ def decide(ctx: PolicyContext) -> Decision:
     # the lead among the candidates pick chose from (those an option names)
     top = sorted((scores[c] for c in candidate_letters(ctx).values() if c in scores), reverse=True)[:2]
     if letter is not None and len(top) == 2 and top[0] - top[1] < AM_FRAGILE_MARGIN:
-        why += (f"; fragile: the best leads the next by {top[0] - top[1]:.3f} < {AM_FRAGILE_MARGIN} "
+        why += (f"; {FRAGILE} the best leads the next by {top[0] - top[1]:.3f} < {AM_FRAGILE_MARGIN} "
                 "(such answers often change when the clips are re-encoded)")
     actor = f"{ref_actor.get('color', '')} {ref_actor.get('label', '')} {sorted(_pattern_set(ref_actor))}" \
         if ref_actor else "none"

@@ -31,6 +31,12 @@ def candidate_letters(ctx: PolicyContext) -> dict[str, str]:
     return mapping
 
 
+#: what a decision's reason says when a small change of its evidence would change it (AM: a small lead;
+#: CNT: one count off; RID: a score near its threshold), so that a reader of the trace, and
+#: ``benchmarks/compare_answers.py``, can tell the answers re-encoding is likely to move
+FRAGILE = "fragile:"
+
+
 def argmax(scores: dict[str, float]) -> str | None:
     """The highest-scoring key; the first one listed on a tie."""
     return max(scores, key=lambda k: (scores[k], -list(scores).index(k))) if scores else None

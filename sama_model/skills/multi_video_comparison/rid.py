@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...actions import ToolCall
 from ..context import PolicyContext
-from .common import Decision, candidate_letters, keep, pick
+from .common import FRAGILE, Decision, candidate_letters, keep, pick
 
 RID_IDENTITY_THRESHOLD = 0.5  # identity score (calibrated same-subject probability) for "same individual"
 RID_SAME_THRESHOLD = 0.8  # content similarity for "same individual" when no moving subject was found
@@ -69,5 +69,5 @@ def decide(ctx: PolicyContext) -> Decision:
     verdict = same if score >= threshold else diff
     reason = f"{aspect} score {score:.3f} {'>=' if verdict == same else '<'} threshold {threshold}"
     if abs(score - threshold) < RID_NEAR_MARGIN:
-        reason += f"; near the threshold (within {RID_NEAR_MARGIN}): re-encoding could flip this verdict"
+        reason += f"; {FRAGILE} near the threshold (within {RID_NEAR_MARGIN}): re-encoding could flip this verdict"
     return verdict, reason
