@@ -15,8 +15,9 @@ the count exactly, the CNT answers right, and the answers the policy marks fragi
 some video would change them; how many of those are right); with a second folder holding the same
 questions in another encoding (the composite generated at another ``--crf``, or ``mvx-bench
 reencode``), the videos whose count moved, the mean absolute change, how often each estimate moved,
-the answers that changed and how many of those were marked fragile in either encoding. Why at the backend level: a count rule or constant can be tried on six fitting seeds at both
-CRFs (1200 videos) in about five minutes on two cores, where the agent takes about four times as long.
+the answers that changed and how many of those were marked fragile in either encoding. Why at the
+backend level: a count rule or constant can be tried on six fitting seeds at both CRFs (1200 videos)
+in about five minutes on two cores, where the agent takes about four times as long.
 Fit only on :data:`mvx_tasks.real_composite.FITTING_SEEDS`; check on others.
 """
 from __future__ import annotations
