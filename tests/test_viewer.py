@@ -216,3 +216,33 @@ def test_untrusted_text_is_escaped(tmp_path):
     page = question_page(q, run, None, False)
     assert "<script>alert" not in page and "<img src=x" not in page and "<b>bold" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_compare_page_says_which_flipped_answers_the_agent_marked_fragile():
+    """Two agent runs (traces) and a baseline (none): each flipped row carries the final reasons' marks,
+    yes / no for an agent, a dash for the baseline."""
+    from mvx_tasks.viewer.build import Question, Run
+    from mvx_tasks.viewer.run_pages import compare_page
+
+    def run(name: str, answers: dict[str, tuple[str, str | None]]) -> Run:
+        qs = {}
+        for qid, (parsed, reason) in answers.items():
+            rec = {"id": qid, "task": "CNT", "parsed": parsed, "answer": "A", "correct": parsed == "A",
+                   "unparsed": False, "failed": None}
+            trace = None if reason is None else {"steps": [{"kind": "final", "letter": parsed, "reason": reason,
+                                                            "source": "planner"}]}
+            qs[qid] = Question(qid, "CNT", rec, doc={"question": "?", "options": {"A": "a", "B": "b"}}, trace=trace)
+        return Run(path=f"{name}.json", name=name, model="m", model_args={}, benchmark="MVX-Bench", results={},
+                   questions=qs)
+
+    crf20 = run("crf20", {"q1": ("A", "count match; fragile: one count off changes the answer (...)"),
+                          "q2": ("A", "count match"), "q3": ("B", "count match")})
+    crf30 = run("crf30", {"q1": ("B", "count match"), "q2": ("B", "count match; fragile: one count off ..."),
+                          "q3": ("B", "count match")})
+    page = compare_page(crf20, crf30, "crf30.json")
+    rows = dict(re.findall(r'<tr class="flip" data-id="([^"]+)" data-direction="[a-z]+" data-fragile="([^"]+)">', page))
+    assert rows == {"q1": "yes/no", "q2": "no/yes"}  # q3 is wrong in both: not a flip
+    baseline = run("qwen", {"q1": ("B", None), "q2": ("B", None)})
+    rows = dict(re.findall(r'data-id="([^"]+)" data-direction="[a-z]+" data-fragile="([^"]+)"',
+                           compare_page(crf20, baseline, "qwen.json")))
+    assert rows == {"q1": "yes/\u2013", "q2": "no/\u2013"}

@@ -82,6 +82,17 @@ class Question:
         return str(fin.get("source")) if fin else "failed"
 
     @property
+    def fragile(self) -> bool | None:
+        """Whether the agent's final reason marks the answer fragile: a small change of its evidence would
+        change it (``sama_model.skills.multi_video_comparison.common.FRAGILE``); None without a trace."""
+        if self.trace is None:
+            return None
+        from sama_model.skills.multi_video_comparison.common import FRAGILE
+
+        fin = self.final
+        return bool(fin) and FRAGILE in str(fin.get("reason") or "")
+
+    @property
     def tool_calls(self) -> int:
         return sum(1 for s in self.steps if s.get("kind") == "tool")
 

@@ -168,6 +168,11 @@ def list_page(run: Run, has_compare: bool) -> str:
 
 # ----------------------------------------------------------------------------- compare
 
+def _mark(fragile: bool | None) -> str:
+    """yes / no for an agent's answer, a dash for a model without traces."""
+    return "\u2013" if fragile is None else ("yes" if fragile else "no")
+
+
 def compare_page(a: Run, b: Run, b_path: str) -> str:
     fl = flips(a, b)
     sa, sb = a.summary(), b.summary()
@@ -198,14 +203,20 @@ def compare_page(a: Run, b: Run, b_path: str) -> str:
     if not fl:
         body.append("<p id='no-flips'>No question flipped.</p>")
     body.append("<table id='flips'><tr><th>id</th><th>task</th><th>truth</th><th>A predicted</th><th>A source</th>"
-                "<th>B predicted</th><th>B source</th><th>flip</th></tr>")
+                "<th>B predicted</th><th>B source</th><th>flip</th><th>marked fragile (A / B)</th></tr>")
     for code, items in by_task.items():
-        body.append(f"<tr class='total'><td colspan=8>{e(code)}: {len(items)} flipped</td></tr>")
+        body.append(f"<tr class='total'><td colspan=9>{e(code)}: {len(items)} flipped</td></tr>")
         for f in items:
-            body.append(f'<tr class="flip" data-id="{e(f.id)}" data-direction="{f.direction}">'
+            body.append(f'<tr class="flip" data-id="{e(f.id)}" data-direction="{f.direction}" '
+                        f'data-fragile="{_mark(f.a.fragile)}/{_mark(f.b.fragile)}">'
                         f'<td><a href="q/{safe_name(f.id)}.html">{e(f.id)}</a></td><td>{e(f.task)}</td>'
                         f"<td>{e(f.a.record.get('answer'))}</td><td>{e(f.a.record.get('parsed'))}</td><td>{e(f.a.source)}</td>"
                         f"<td>{e(f.b.record.get('parsed'))}</td><td>{e(f.b.source)}</td>"
-                        f"<td class='{'wrong' if f.direction == 'lost' else 'correct'}'>{f.direction}</td></tr>")
+                        f"<td class='{'wrong' if f.direction == 'lost' else 'correct'}'>{f.direction}</td>"
+                        f"<td>{_mark(f.a.fragile)} / {_mark(f.b.fragile)}</td></tr>")
     body.append("</table>")
+    if any(q.fragile is not None for q in (*a.questions.values(), *b.questions.values())):
+        body.append("<p class='muted'>Marked fragile: the agent's reason says a small change of its evidence (a small "
+                    "lead, one count off, a score near its threshold) would change the answer; \u2013 for a run "
+                    "without traces.</p>")
     return page(f"{a.name} vs {b.name}", "".join(body), here="compare", run_name=a.name, has_compare=True)
