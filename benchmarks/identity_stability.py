@@ -6,8 +6,8 @@ CRFs (e.g. 20 and 30). Every RID pair is scored by the lite tool's own path,
 per set: AUC and right answers (score >= RID_IDENTITY_THRESHOLD means "same") at each CRF, verdicts
 that flip between the encodings, the verdicts the policy marks fragile in either encoding (a score
 within RID_NEAR_MARGIN of the threshold) and how many of the flips they hold, the mean |score change|
-and seconds per video. The answers in
-``data.jsonl`` are read here for scoring only; the tool never sees them.
+and seconds per video. The answers in ``data.jsonl`` are read here for scoring only; the tool never
+sees them.
 
     python benchmarks/identity_stability.py SET_CRF20 SET_CRF30 [SET_CRF20 SET_CRF30 ...] [--json OUT]
 """
@@ -80,9 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     from sama_model.skills.multi_video_comparison.rid import (
         RID_IDENTITY_THRESHOLD as THR,
     )
-    from sama_model.skills.multi_video_comparison.rid import (
-        RID_NEAR_MARGIN as MARGIN,
-    )
+    from sama_model.skills.multi_video_comparison.rid import RID_NEAR_MARGIN as MARGIN
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sets", nargs="+", help="folder pairs: SET_CRF_A SET_CRF_B ...")
