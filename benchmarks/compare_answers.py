@@ -28,12 +28,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sama_model.skills.multi_video_comparison.common import FRAGILE
+from sama_model.skills.multi_video_comparison.common import marked_fragile
 
 
 def load_run(path: str, config: str | None = None) -> dict[str, dict[str, Any]]:
     """question id -> {"letter", "source", "fragile"} from a profile JSON or a trace folder ("fragile": the
-    decision's reason marks it, see :data:`~sama_model.skills.multi_video_comparison.common.FRAGILE`)."""
+    decision's reason marks it, see :func:`~sama_model.skills.multi_video_comparison.common.marked_fragile`)."""
     p = Path(path)
     if not p.exists():
         raise SystemExit(f"compare_answers: {path} does not exist; give an offline_profile.py --json file "
@@ -46,7 +46,7 @@ def load_run(path: str, config: str | None = None) -> dict[str, dict[str, Any]]:
             qid = str((t.get("question") or {}).get("id") or f.stem)
             out[qid] = {"letter": finals[-1].get("letter") if finals else None,
                         "source": finals[-1].get("source") if finals else None,
-                        "fragile": bool(finals) and FRAGILE in str(finals[-1].get("reason") or "")}
+                        "fragile": bool(finals) and marked_fragile(finals[-1].get("reason"))}
         return out
     runs = json.loads(p.read_text())["runs"]
     run = next((r for r in runs if r["config"] == config), runs[0]) if config else runs[0]

@@ -91,7 +91,7 @@ def run_child(data: str, config: str, workers: int, tasks: list[str] | None, tra
     from sama_model.agent import SamaAgent
     from sama_model.profiles import build_config
     from sama_model.question import AgentQuestion
-    from sama_model.skills.multi_video_comparison.common import FRAGILE
+    from sama_model.skills.multi_video_comparison.common import marked_fragile
 
     if pixel_noise:
         from pixel_noise import install
@@ -110,7 +110,7 @@ def run_child(data: str, config: str, workers: int, tasks: list[str] | None, tra
         finals = r.trace.of_kind("final") if r.trace else []
         records.append({"id": s.id, "task": s.task, "answer": s.answer, "letter": r.letter,
                         "correct": r.letter == s.answer, "status": r.status, "failure": r.failure,
-                        "source": r.source, "fragile": bool(finals) and FRAGILE in finals[-1].reason,
+                        "source": r.source, "fragile": bool(finals) and marked_fragile(finals[-1].reason),
                         "tool_calls": totals.get("tool_calls", 0), "elapsed": r.trace.elapsed if r.trace else 0.0})
         if trace_dir and r.trace is not None:
             r.trace.save(Path(trace_dir) / config / f"{s.id}.json")

@@ -87,10 +87,10 @@ class Question:
         change it (``sama_model.skills.multi_video_comparison.common.FRAGILE``); None without a trace."""
         if self.trace is None:
             return None
-        from sama_model.skills.multi_video_comparison.common import FRAGILE
+        from sama_model.skills.multi_video_comparison.common import marked_fragile
 
         fin = self.final
-        return bool(fin) and FRAGILE in str(fin.get("reason") or "")
+        return bool(fin) and marked_fragile(fin.get("reason"))
 
     @property
     def tool_calls(self) -> int:

@@ -37,6 +37,11 @@ def candidate_letters(ctx: PolicyContext) -> dict[str, str]:
 FRAGILE = "fragile:"
 
 
+def marked_fragile(reason: str | None) -> bool:
+    """Whether a decision's reason (a trace's final step) carries the :data:`FRAGILE` mark."""
+    return FRAGILE in (reason or "")
+
+
 def argmax(scores: dict[str, float]) -> str | None:
     """The highest-scoring key; the first one listed on a tie."""
     return max(scores, key=lambda k: (scores[k], -list(scores).index(k))) if scores else None
