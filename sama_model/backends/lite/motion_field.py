@@ -33,6 +33,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import ClassVar
 
 import cv2
 import numpy as np
@@ -41,6 +42,7 @@ from mvx_tasks.video_decoder import VideoClip
 
 from .common import FRAME_MEMO, Window, grey_small, window_indices
 from .flow import dense_flow
+from .linear_classes import LinearClasses
 
 FIELD_FRAMES = 48  # sampled frames at most: 3 s at 10 fps is read whole (a shake at 3 Hz needs every frame)
 FIELD_SIDE = 128  # the flow is read on a grey copy this wide (a 50-px cut-out of a 320-px clip is 20 px here)
@@ -320,59 +322,14 @@ CLASSES_FILE = Path(__file__).with_name("motion_classes.json")
 
 
 @dataclass(frozen=True)
-class MotionClasses:
+class MotionClasses(LinearClasses):
     """A linear discriminant over :func:`describe`'s measures (standardised; :data:`LOG_MEASURES` on a
     log scale): class scores ``W z + b``, probabilities by their softmax. Fitted by
-    ``benchmarks/fit_motion_classes.py``; ``fitted_on`` says on what."""
+    ``benchmarks/fit_motion_classes.py`` (Fisher's discriminant, :meth:`LinearClasses.fit`);
+    ``fitted_on`` says on what."""
 
-    names: tuple[str, ...]
-    measures: tuple[str, ...]
-    mean: np.ndarray
-    scale: np.ndarray
-    weights: np.ndarray
-    bias: np.ndarray
-    fitted_on: str
-
-    def vector(self, measures: dict[str, float]) -> np.ndarray:
-        x = np.array([np.log(measures[k] + 1e-2) if k in LOG_MEASURES else measures[k] for k in self.measures])
-        return (x - self.mean) / self.scale
-
-    def probabilities(self, measures: dict[str, float]) -> dict[str, float]:
-        s = self.weights @ self.vector(measures) + self.bias
-        p = np.exp(s - s.max())
-        p /= p.sum()
-        return {n: float(v) for n, v in zip(self.names, p)}
-
-    def to_json(self) -> dict:
-        return {"names": list(self.names), "measures": list(self.measures), "mean": self.mean.tolist(),
-                "scale": self.scale.tolist(), "weights": self.weights.tolist(), "bias": self.bias.tolist(),
-                "fitted_on": self.fitted_on}
-
-    @classmethod
-    def from_json(cls, d: dict) -> MotionClasses:
-        return cls(tuple(d["names"]), tuple(d["measures"]), np.asarray(d["mean"], np.float64),
-                   np.asarray(d["scale"], np.float64), np.asarray(d["weights"], np.float64),
-                   np.asarray(d["bias"], np.float64), str(d.get("fitted_on", "")))
-
-    @classmethod
-    def fit(cls, rows: list[tuple[dict[str, float], str]], names: tuple[str, ...], fitted_on: str) -> MotionClasses:
-        """Class means and the pooled covariance of standardised measures (Fisher's linear discriminant,
-        equal priors): ``rows`` are (measures, class name)."""
-        missing = [n for n in names if n not in {name for _, name in rows}]
-        if missing:
-            raise ValueError(f"no video of the action(s) {missing} among the {len(rows)} given: the fit needs "
-                             "examples of every action (fit on more questions)")
-        measures = tuple(rows[0][0])
-        x = np.array([[np.log(m[k] + 1e-2) if k in LOG_MEASURES else m[k] for k in measures] for m, _ in rows])
-        y = np.array([names.index(n) for _, n in rows])
-        mean, scale = x.mean(0), x.std(0) + 1e-9
-        z = (x - mean) / scale
-        centres = np.array([z[y == c].mean(0) for c in range(len(names))])
-        resid = z - centres[y]
-        cov = resid.T @ resid / max(len(z) - len(names), 1)
-        weights = centres @ np.linalg.inv(cov + 1e-6 * np.eye(len(measures)))
-        bias = -0.5 * np.sum(weights * centres, 1)
-        return cls(tuple(names), measures, mean, scale, weights, bias, fitted_on)
+    log_measures: frozenset[str] = LOG_MEASURES
+    EXAMPLE: ClassVar[str] = "video of the action"
 
 
 @lru_cache(maxsize=1)

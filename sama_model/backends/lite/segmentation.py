@@ -38,6 +38,7 @@ class Segment:
     aspect: float
     contrast: float = 0.0  # median Lab distance of the object's pixels from the background
     contour: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((0, 2), np.float32))
+    hole: float = 0.0  # area share of a central hole (a ring's), which the shape namer reads
 
     @property
     def label(self) -> str:
@@ -698,9 +699,7 @@ def _segment(cnt: np.ndarray, mask: np.ndarray, x0: int, y0: int, scale: float, 
              name: str, rgb: tuple, contrast: float) -> Segment:
     """A :class:`Segment` from one object's contour and mask in a crop at ``(x0, y0)`` of a frame
     downscaled by ``scale`` (both segmentation passes build their objects the same way)."""
-    shape, circ, sol, nv, aspect = classify_shape(cnt)
-    if hole > 0.08 and shape in ("circle", "ellipse", "hexagon", "pentagon", "blob") and sol > 0.85:
-        shape = "ring"
+    shape, circ, sol, nv, aspect = classify_shape(cnt, hole)
     pts = (cnt.reshape(-1, 2).astype(np.float32) + np.array([x0, y0], np.float32)) / scale
     bx, by, bw2, bh2 = cv2.boundingRect(cnt)
     m = cv2.moments(mask, binaryImage=True)
@@ -708,7 +707,8 @@ def _segment(cnt: np.ndarray, mask: np.ndarray, x0: int, y0: int, scale: float, 
     cy = (y0 + m["m01"] / m["m00"]) / scale
     box = ((x0 + bx) / scale, (y0 + by) / scale, (x0 + bx + bw2) / scale, (y0 + by + bh2) / scale)
     return Segment(box=box, centroid=(cx, cy), area=area / scale**2, color=name, shape=shape, rgb=rgb,
-                   circularity=circ, solidity=sol, vertices=nv, aspect=aspect, contrast=contrast, contour=pts)
+                   circularity=circ, solidity=sol, vertices=nv, aspect=aspect, contrast=contrast, contour=pts,
+                   hole=float(hole))
 
 
 _DEFAULT = Segmenter()
