@@ -148,11 +148,10 @@ def main(argv: list[str] | None = None) -> int:
                                         f"AM sets {', '.join(_describe_set(f) for f in args.fit)} ({len(rows)} videos)")
         except ValueError as exc:
             raise SystemExit(f"cannot fit: {exc}") from None
-        args.out.write_text(json.dumps(classes.to_json(), indent=1) + "\n", encoding="utf-8")
+        classes.save(args.out)
         print(f"fitted on {len(rows)} videos -> {args.out}")
     if args.check:
-        classes = (MotionClasses.from_json(json.loads(args.classes.read_text())) if args.classes
-                   else (MotionClasses.from_json(json.loads(args.out.read_text())) if args.fit else motion_classes()))
+        classes = MotionClasses.load(args.classes or args.out) if args.classes or args.fit else motion_classes()
         print(json.dumps(check(args.check, classes, args.workers), indent=1))
     return 0
 

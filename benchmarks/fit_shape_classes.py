@@ -176,11 +176,10 @@ def main(argv: list[str] | None = None) -> int:
                 + ", ".join(f"{n} {counts[n]}" for n in NAMES) + ")")
         except ValueError as exc:
             raise SystemExit(f"cannot fit: {exc}") from None
-        args.out.write_text(json.dumps(classes.to_json(), indent=1) + "\n", encoding="utf-8")
+        classes.save(args.out)
         print(f"fitted on {len(rows)} segments -> {args.out}")
     if args.check:
-        classes = (LinearClasses.from_json(json.loads(args.classes.read_text())) if args.classes
-                   else (LinearClasses.from_json(json.loads(args.out.read_text())) if args.fit else shape_classes()))
+        classes = LinearClasses.load(args.classes or args.out) if args.classes or args.fit else shape_classes()
         print(json.dumps(check(collect(args.check, args.videos, args.workers), classes), indent=1))
     return 0
 

@@ -8,7 +8,9 @@ script in ``benchmarks/``; each JSON file says in ``fitted_on`` what it was fitt
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -54,6 +56,13 @@ class LinearClasses:
         return {"names": list(self.names), "measures": list(self.measures), "mean": self.mean.tolist(),
                 "scale": self.scale.tolist(), "weights": self.weights.tolist(), "bias": self.bias.tolist(),
                 "log_measures": sorted(self.log_measures), "fitted_on": self.fitted_on}
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> LinearClasses:
+        return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
 
     @classmethod
     def from_json(cls, d: dict) -> LinearClasses:

@@ -29,7 +29,6 @@ answered by a discriminant fitted on the other four) and the discriminant fitted
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -335,7 +334,7 @@ class MotionClasses(LinearClasses):
 @lru_cache(maxsize=1)
 def motion_classes() -> MotionClasses:
     """The shipped discriminant (``motion_classes.json`` beside this module)."""
-    return MotionClasses.from_json(json.loads(CLASSES_FILE.read_text(encoding="utf-8")))
+    return MotionClasses.load(CLASSES_FILE)
 
 
 #: below this typical share of moving pixels in the mover's window nothing moves on its own (the

@@ -9,7 +9,6 @@ checks the classifier on labelled clips at both qualities).
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -92,7 +91,7 @@ def outline_measures(contour: np.ndarray, hole: float = 0.0) -> dict[str, float]
 def shape_classes() -> LinearClasses:
     """The shipped namer (``shape_classes.json`` beside this module, fitted by
     ``benchmarks/fit_shape_classes.py``; its ``fitted_on`` says on what)."""
-    return LinearClasses.from_json(json.loads(CLASSES_FILE.read_text(encoding="utf-8")))
+    return LinearClasses.load(CLASSES_FILE)
 
 
 def classify_shape(contour: np.ndarray, hole: float = 0.0,
@@ -110,7 +109,7 @@ def classify_shape(contour: np.ndarray, hole: float = 0.0,
     if measures is None:
         return "blob", 0.0, 0.0, 0, 1.0
     hull = cv2.convexHull(contour)
-    nv = int(len(cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)))
+    nv = len(cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True))
     aspect = float(np.exp(measures["log_aspect"]))
     name = (classes or shape_classes()).likeliest(measures)
     if aspect >= ELONGATED:
