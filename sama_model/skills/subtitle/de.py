@@ -17,6 +17,7 @@ from ...actions import ToolCall
 from ...claims import singular
 from ...grouping import linked_groups
 from ..context import PolicyContext, text_overlap
+from ..multi_video_comparison.common import FRAGILE
 from .evidence import evidence_text, read_calls
 from .hypothesis import DeRelation, de_relation
 
@@ -177,7 +178,11 @@ def _more_check(ctx: PolicyContext, rel: DeRelation) -> tuple[bool | None, str]:
     if None in (pa, pb, ua, ub):
         return None, "more: counts missing"
     ta, tb = pa + ua, pb + ub
-    return ta > tb, f"more: {rel.a} {pa}+{ua}={ta} vs {rel.b} {pb}+{ub}={tb} (premise + update end)"
+    why = f"more: {rel.a} {pa}+{ua}={ta} vs {rel.b} {pb}+{ub}={tb} (premise + update end)"
+    if ta - tb in (0, 1):  # the verdict is "ta > tb": one count off in either kind turns it
+        turn = f"one more {rel.a} or one fewer {rel.b}" if ta == tb else f"one fewer {rel.a} or one more {rel.b}"
+        why += f"; {FRAGILE} one count off changes the verdict ({turn})"
+    return ta > tb, why
 
 
 # -- taller -----------------------------------------------------------------------------------
