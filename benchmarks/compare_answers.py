@@ -5,7 +5,7 @@ trace folder (``trace_dir=``; one JSON per question, the final step's letter and
 ground truth comes from the data folder's ``data.jsonl`` (``--data``), so accuracy moves can be
 shown next to answer moves. Prints a Markdown table and the changed questions. Per task it also
 counts the answers whose reason marks them fragile in either run (AM: a small lead, CNT: one count
-off would change them, RID: a score near its threshold) and splits the changed answers into marked
+off would change them, RID: a score near its threshold, DE: a count comparison within one) and splits the changed answers into marked
 and unmarked: how well the trace warns of the answers that re-encoding moves.
 
 When both sides are trace folders, it also compares the evidence behind the answers: every tool

@@ -32,7 +32,8 @@ def candidate_letters(ctx: PolicyContext) -> dict[str, str]:
 
 
 #: what a decision's reason says when a small change of its evidence would change it (AM: a small lead;
-#: CNT: one count off; RID: a score near its threshold), so that a reader of the trace, and
+#: CNT: one count off; RID: a score near its threshold; DE, in ``subtitle/de.py``: a count comparison within
+#: one), so that a reader of the trace, and
 #: ``benchmarks/compare_answers.py``, can tell the answers re-encoding is likely to move
 FRAGILE = "fragile:"
 
