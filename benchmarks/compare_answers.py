@@ -4,9 +4,10 @@ Each side is an ``offline_profile.py --json`` file (its first configuration, or 
 trace folder (``trace_dir=``; one JSON per question, the final step's letter and source). The
 ground truth comes from the data folder's ``data.jsonl`` (``--data``), so accuracy moves can be
 shown next to answer moves. Prints a Markdown table and the changed questions. Per task it also
-counts the answers whose reason marks them fragile in either run (AM: a small lead, CNT: one count
-off would change them, RID: a score near its threshold, DE: a count comparison within one) and splits the changed answers into marked
-and unmarked: how well the trace warns of the answers that re-encoding moves.
+counts the answers whose reason marks them fragile in either run (AM, MVR, ART: a small lead; FD: close
+manipulation scores; CNT: one count off would change them; RID: a score near its threshold; SPR: a shared
+camera trend read from a rate near the trend threshold; DE: a count comparison within one) and splits the
+changed answers into marked and unmarked: how well the trace warns of the answers that re-encoding moves.
 
 When both sides are trace folders, it also compares the evidence behind the answers: every tool
 call made with the same arguments in both runs, per tool, whose results are identical and which

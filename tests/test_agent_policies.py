@@ -81,38 +81,58 @@ def test_fd_inconsistency(tmp_path, question, expected):
     assert ("video_reader", {"video": "Video 2", "query": D_ARTIFACT(), "start": 0.4, "end": 1.2, "n_frames": 8}) in tools
 
 
+def _fd_ctx(question: str, manip: dict[str, float]):
+    """An FD PolicyContext (Videos 1 and 2, 3 s) whose memory holds grounding and reader evidence of Video 2's
+    inconsistency and the given manipulation_detector scores."""
+    from sama_model.memory import EvidenceMemory
+    from sama_model.skills.context import PolicyContext
+    from sama_model.skills.temporal_grounding.policy import ARTIFACT_QUERY, CHANGE_QUERY
+    from sama_model.tools.base import ToolResult
+
+    labels = ["Video 1", "Video 2"]
+    opts = {"A": "Video 1", "B": "Video 2"}
+    mem = EvidenceMemory(labels)
+    mem.add(ToolResult("temporal_grounding", {"video": "Video 2", "query": CHANGE_QUERY},
+                       data={"boundaries": [0.5, 1.0, 1.5], "spans": []}, videos=["Video 2"], call_id="g"), 1)
+    mem.add(ToolResult("video_reader", {"video": "Video 2", "query": ARTIFACT_QUERY},
+                       data={"answer": "There is flickering."}, videos=["Video 2"], call_id="r"), 1)
+    for i, (v, score) in enumerate(manip.items()):
+        mem.add(ToolResult("manipulation_detector", {"video": v},
+                           data={"score": score}, videos=[v], call_id=f"m{i}"), 1)
+    q = AgentQuestion("q", question, opts, tuple(VideoRef(v, f"/{v}.mp4") for v in labels))
+    return PolicyContext(q, "FD", "registry", mem, set(), lambda _: 3.0, option_video_map(opts, labels))
+
+
 @pytest.mark.parametrize("question,expected", [("Which video has been manipulated?", "A"),
                                                ("Which video is real?", "B")])
 def test_fd_manipulation_score_decides_when_every_video_has_one(question, expected):
     """The detector's manipulation score outranks the reader/grounding inconsistency (which
     favours Video 2 here); the inconsistency only breaks exact ties."""
-    from sama_model.memory import EvidenceMemory
-    from sama_model.skills.context import PolicyContext
-    from sama_model.skills.temporal_grounding.policy import ARTIFACT_QUERY, CHANGE_QUERY, decide_fd
+    from sama_model.skills.temporal_grounding.policy import decide_fd
 
-    labels = ["Video 1", "Video 2"]
-    opts = {"A": "Video 1", "B": "Video 2"}
-
-    def ctx_with(manip: dict[str, float]) -> PolicyContext:
-        from sama_model.tools.base import ToolResult
-
-        mem = EvidenceMemory(labels)
-        mem.add(ToolResult("temporal_grounding", {"video": "Video 2", "query": CHANGE_QUERY},
-                           data={"boundaries": [0.5, 1.0, 1.5], "spans": []}, videos=["Video 2"], call_id="g"), 1)
-        mem.add(ToolResult("video_reader", {"video": "Video 2", "query": ARTIFACT_QUERY},
-                           data={"answer": "There is flickering."}, videos=["Video 2"], call_id="r"), 1)
-        for i, (v, score) in enumerate(manip.items()):
-            mem.add(ToolResult("manipulation_detector", {"video": v},
-                               data={"score": score}, videos=[v], call_id=f"m{i}"), 1)
-        q = AgentQuestion("q", question, opts, tuple(VideoRef(v, f"/{v}.mp4") for v in labels))
-        return PolicyContext(q, "FD", "registry", mem, set(), lambda _: 3.0, option_video_map(opts, labels))
-
-    letter, reason = decide_fd(ctx_with({"Video 1": 0.7, "Video 2": 0.2}))
+    letter, reason = decide_fd(_fd_ctx(question, {"Video 1": 0.7, "Video 2": 0.2}))
     assert letter == expected and reason.startswith("manipulation scores Video 1=0.700, Video 2=0.201")
+    assert "fragile" not in reason  # a gap of 0.499
     # equal manipulation scores: the inconsistency evidence breaks the tie (Video 2 is inconsistent)
-    assert decide_fd(ctx_with({"Video 1": 0.5, "Video 2": 0.5}))[0] == ("B" if expected == "A" else "A")
+    assert decide_fd(_fd_ctx(question, {"Video 1": 0.5, "Video 2": 0.5}))[0] == ("B" if expected == "A" else "A")
     # a score for one video only: the inconsistency rule decides, as without the analyser
-    assert decide_fd(ctx_with({"Video 1": 0.9}))[0] == ("B" if expected == "A" else "A")
+    assert decide_fd(_fd_ctx(question, {"Video 1": 0.9}))[0] == ("B" if expected == "A" else "A")
+
+
+@pytest.mark.parametrize("question,expected,pair", [("Which video has been manipulated?", "A", "Video 1 and Video 2"),
+                                                    ("Which video is real?", "B", "Video 2 and Video 1")])
+def test_fd_close_manipulation_scores_are_marked_fragile(question, expected, pair):
+    """Detector scores 0.6 and 0.5 (+ 0.001 of Video 2's inconsistency, the tie-break) differ by 0.099, under
+    FD_FRAGILE_MARGIN: marked fragile, the chosen video named first. The inconsistency rule alone (no detector
+    scores) is on another scale and never marked."""
+    from sama_model.skills.temporal_grounding.policy import decide_fd
+
+    asked = "real" if "real" in question else "manipulated"
+    assert decide_fd(_fd_ctx(question, {"Video 1": 0.6, "Video 2": 0.5})) == (
+        expected, (f"manipulation scores Video 1=0.600, Video 2=0.501; asked for the {asked} video; fragile: the "
+                   f"manipulation scores of {pair} differ by 0.099 < 0.15 (re-encoding could flip this answer)"))
+    letter, reason = decide_fd(_fd_ctx(question, {}))
+    assert letter == ("B" if asked == "manipulated" else "A") and "fragile" not in reason
 
 
 def D_ARTIFACT():
@@ -415,6 +435,102 @@ def test_spr_shared_camera_trend(tmp_path):
               "d": {"reader": "The camera tilts up."}}
     letter, tools, _ = solve(tmp_path, script, "SPR", q, FOUR, REF4, motion="off")
     assert letter == "B" and {t for t, _ in tools} == {"video_reader"}
+
+
+def _cmp_ctx(task: str, question: str, results: list[tuple[str, dict, dict]]):
+    """A comparison-task PolicyContext (Reference, Videos A-D) whose memory holds the given (tool, args, data)
+    results."""
+    from sama_model.memory import EvidenceMemory
+    from sama_model.skills.context import PolicyContext
+    from sama_model.tools.base import ToolResult
+
+    labels = list(REF4)
+    mem = EvidenceMemory(labels)
+    for i, (tool, args, data) in enumerate(results):
+        videos = [args[k] for k in ("video_a", "video_b") if k in args] or [args["video"]]
+        mem.add(ToolResult(tool, args, data=data, videos=videos, call_id=f"c{i}"), 1)
+    q = AgentQuestion("q", question, FOUR, tuple(VideoRef(v, f"/{v}.mp4") for v in labels))
+    return PolicyContext(q, task, "registry", mem, {"visual_similarity", "motion_analyzer"}, lambda _: 3.0,
+                         option_video_map(FOUR, labels))
+
+
+def _sims(aspect: str, scores: dict[str, float]) -> list[tuple[str, dict, dict]]:
+    return [("visual_similarity", {"video_a": "Reference", "video_b": c, "aspect": aspect}, {"score": s})
+            for c, s in scores.items()]
+
+
+@pytest.mark.parametrize("b_motion,fragile", [
+    (0.4, ""),  # B 0.650
+    (0.8, "; fragile: Video A leads Video B by 0.100 < 0.16 (re-encoding could flip this answer)")])
+def test_mvr_answer_with_a_small_lead_is_marked_fragile(b_motion, fragile):
+    """A's same-event score (motion + 0.5 x content) 1.15 leads B's 0.65 (unmarked) or 1.05: a lead of
+    0.1, under MVR_FRAGILE_MARGIN, is marked fragile."""
+    from sama_model.skills.multi_video_comparison.mvr import decide
+
+    motion = {"Video A": 0.9, "Video B": b_motion, "Video C": 0.2, "Video D": 0.1}
+    content = {"Video A": 0.5, "Video B": 0.5, "Video C": 0.4, "Video D": 0.0}
+    ctx = _cmp_ctx("MVR", "Which candidate shows the same event from another viewpoint?",
+                   _sims("motion", motion) + _sims("content", content))
+    assert decide(ctx) == ("A", ("highest same-event score (motion timing + content): Video A (Video A=1.150, "
+                                 f"Video B={b_motion + 0.25:.3f}, Video C=0.400, Video D=0.100){fragile}"))
+
+
+@pytest.mark.parametrize("a_style,fragile", [
+    (0.3, ""),
+    (0.46, "; fragile: Video B leads Video A by 0.040 < 0.05 (re-encoding could flip this answer)")])
+def test_art_answer_with_a_small_lead_is_marked_fragile(a_style, fragile):
+    """B's style similarity 0.5 leads A's by 0.2 (unmarked) or by 0.04: under ART_FRAGILE_MARGIN (and over the
+    reader tie-break's 0.02), marked fragile."""
+    from sama_model.skills.multi_video_comparison.art import decide
+
+    ctx = _cmp_ctx("ART", "Which candidate shares the reference's art style?",
+                   _sims("style", {"Video A": a_style, "Video B": 0.5, "Video C": 0.2, "Video D": 0.1}))
+    assert decide(ctx) == ("B", (f"highest style similarity: Video B (Video A={a_style:.3f}, Video B=0.500, "
+                                 f"Video C=0.200, Video D=0.100){fragile}"))
+
+
+def test_vs_is_not_marked_by_the_art_margin():
+    """The similarity decision marks a small lead only when its task gives a margin (VS does not)."""
+    from sama_model.skills.multi_video_comparison.vs import decide
+
+    ctx = _cmp_ctx("VS", "Which candidate is a near-duplicate of the reference?",
+                   _sims("content", {"Video A": 0.46, "Video B": 0.5, "Video C": 0.2, "Video D": 0.1}))
+    assert decide(ctx) == ("B", ("highest content similarity: Video B (Video A=0.460, Video B=0.500, "
+                                 "Video C=0.200, Video D=0.100)"))
+
+
+def _camera(video: str, trends: list[str], pan: float = 0.0, tilt: float = 0.0, zoom: float = 0.0):
+    return ("motion_analyzer", {"video": video},
+            {"camera": {"trends": trends, "pan": pan, "tilt": tilt, "zoom": zoom}, "objects": []})
+
+
+@pytest.mark.parametrize("ref_zoom,fragile", [
+    (0.1, ""),
+    (0.05, ("; fragile: the shared zoom_in rests on Reference's zoom rate 0.050 < 0.06 (near the trend "
+            "threshold: re-encoding could flip this answer)"))])
+def test_spr_shared_trend_read_from_a_weak_rate_is_marked_fragile(ref_zoom, fragile):
+    """C shares zoom_in with the reference (zoom rate 0.12). The reference's own zoom rate 0.1 stands
+    unmarked; 0.05, under SPR_WEAK_RATE (the lite analyser names a trend at 0.04), marks the answer fragile."""
+    from sama_model.skills.multi_video_comparison.spr import decide
+
+    ctx = _cmp_ctx("SPR", "Which candidate shares at least one camera motion trend with the reference?", [
+        _camera("Reference", ["zoom_in"], zoom=ref_zoom), _camera("Video A", ["tilt_up"], tilt=0.1),
+        _camera("Video B", ["static"]), _camera("Video C", ["zoom_in"], zoom=0.12),
+        _camera("Video D", ["pan_right"], pan=0.1)])
+    assert decide(ctx) == ("C", ("reference trends ['zoom_in']; highest shared camera trends: Video C "
+                                 f"(Video A=0.000, Video B=0.000, Video C=1.100, Video D=0.000){fragile}"))
+
+
+def test_spr_shared_static_camera_is_not_marked():
+    """A shared "static" is not marked (SPR_WEAK_RATE: the fitting set had no shared static near the threshold)."""
+    from sama_model.skills.multi_video_comparison.spr import decide
+
+    ctx = _cmp_ctx("SPR", "Which candidate shares at least one camera motion trend with the reference?", [
+        _camera("Reference", ["static"]), _camera("Video A", ["tilt_up"], tilt=0.1),
+        _camera("Video B", ["static"], pan=0.01), _camera("Video C", ["zoom_in"], zoom=0.12),
+        _camera("Video D", ["pan_right"], pan=0.1)])
+    letter, why = decide(ctx)
+    assert letter == "B" and "fragile" not in why
 
 
 def test_task_identified_from_question_text_when_no_code(tmp_path):

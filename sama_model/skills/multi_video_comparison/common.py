@@ -31,9 +31,10 @@ def candidate_letters(ctx: PolicyContext) -> dict[str, str]:
     return mapping
 
 
-#: what a decision's reason says when a small change of its evidence would change it (AM: a small lead;
-#: CNT: one count off; RID: a score near its threshold; DE, in ``subtitle/de.py``: a count comparison within
-#: one), so that a reader of the trace, and
+#: what a decision's reason says when a small change of its evidence would change it (AM, MVR, ART: a small
+#: lead, see :func:`small_lead`; FD, in ``temporal_grounding/policy.py``: close manipulation scores; CNT: one
+#: count off; RID: a score near its threshold; SPR: a shared trend read from a rate near the trend threshold;
+#: DE, in ``subtitle/de.py``: a count comparison within one), so that a reader of the trace, and
 #: ``benchmarks/compare_answers.py``, can tell the answers re-encoding is likely to move
 FRAGILE = "fragile:"
 
@@ -46,6 +47,17 @@ def marked_fragile(reason: str | None) -> bool:
 def argmax(scores: dict[str, float]) -> str | None:
     """The highest-scoring key; the first one listed on a tie."""
     return max(scores, key=lambda k: (scores[k], -list(scores).index(k))) if scores else None
+
+
+def small_lead(ctx: PolicyContext, scores: dict[str, float], margin: float) -> str:
+    """``"; fragile: ..."`` when the best of the candidates :func:`pick` chooses from (those an option
+    names) leads the next by less than ``margin``, naming both and the lead; else ``""``."""
+    named = [c for c in candidate_letters(ctx).values() if c in scores]
+    ranked = sorted(named, key=lambda c: -scores[c])  # stable: the first listed first on a tie, as pick
+    if len(ranked) < 2 or scores[ranked[0]] - scores[ranked[1]] >= margin:
+        return ""
+    return (f"; {FRAGILE} {ranked[0]} leads {ranked[1]} by {scores[ranked[0]] - scores[ranked[1]]:.3f} < {margin} "
+            "(re-encoding could flip this answer)")
 
 
 def pick(ctx: PolicyContext, scores: dict[str, float], what: str) -> Decision:
@@ -89,9 +101,11 @@ def tie_break_calls(ctx: PolicyContext, aspect: str, query: str) -> list[ToolCal
     return keep([ctx.call("video_reader", video=v, query=query) for v in [ctx.reference, *top]])
 
 
-def similarity_decision(ctx: PolicyContext, aspect: str, query: str, what: str) -> Decision:
+def similarity_decision(ctx: PolicyContext, aspect: str, query: str, what: str,
+                        fragile_margin: float | None = None) -> Decision:
     """Highest similarity to the reference; reader descriptions break near-ties (their word
-    overlap is scaled below TIE_MARGIN so it never overturns a clear similarity gap)."""
+    overlap is scaled below TIE_MARGIN so it never overturns a clear similarity gap). With
+    ``fragile_margin``, a lead under it (after the tie-break) is marked :data:`FRAGILE` (:func:`small_lead`)."""
     sims = similarities(ctx, aspect)
     if sims and ctx.reader_answer(ctx.reference, query):
         ref = ctx.reader_answer(ctx.reference, query)
@@ -99,4 +113,7 @@ def similarity_decision(ctx: PolicyContext, aspect: str, query: str, what: str) 
         if len(top) == 2 and sims[top[0]] - sims[top[1]] <= TIE_MARGIN:
             for c in top:
                 sims[c] += TIE_MARGIN * text_overlap(ref, ctx.reader_answer(c, query))
-    return pick(ctx, sims, what)
+    letter, why = pick(ctx, sims, what)
+    if letter is not None and fragile_margin is not None:
+        why += small_lead(ctx, sims, fragile_margin)
+    return letter, why

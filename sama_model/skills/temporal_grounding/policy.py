@@ -7,6 +7,7 @@ import re
 
 from ...actions import ToolCall
 from ..context import PolicyContext
+from ..multi_video_comparison.common import FRAGILE
 
 Decision = tuple[str | None, str]
 
@@ -20,6 +21,12 @@ SPAN_VERIFY_MIN_SCORE = 0.5  # grounding spans at least this confident are re-re
 BOUNDARY_WEIGHT = 1.0  # weight of boundaries per second in the inconsistency score
 ARTIFACT_WEIGHT = 0.5  # weight of each affirmed artifact sentence
 TIE_SCALE = 1e-3  # inconsistency, normalised to [0, 1], times this breaks manipulation-score ties
+#: when the manipulation detector decides, an answer whose score is within this of the next video's is marked fragile
+#: in its reason. Fitted on MVX-Synth seed 0 (the demo set, 20 FD questions) answered at CRF 20 and at CRF 30: 5 of
+#: the 20 marked in either run (4 at CRF 20, 4 at CRF 30), holding the 2 answers that changed (gaps 0.085 and 0.091);
+#: any margin from 0.10 to 0.18 marks the same 5 (0.2: 9). The inconsistency scores (no detector) are on another
+#: scale and are not marked. Checked on seed 81 (never fitted, CRF 20 vs 30): 9 of 20 marked, holding 4 of 4 changes.
+FD_FRAGILE_MARGIN = 0.15
 
 
 def artifact_mentions(text: str) -> int:
@@ -96,5 +103,13 @@ def decide_fd(ctx: PolicyContext) -> Decision:
     else:
         pick = max(order, key=lambda k: (scores[k], -order.index(k)))
     detail = ", ".join(f"{letters[k]}={v:.3f}" for k, v in scores.items())
-    kind = "manipulation scores" if all(v is not None for v in manip.values()) else "inconsistency scores"
-    return pick, f"{kind} {detail}; asked for the {'real' if wants_real else 'manipulated'} video"
+    decided_by_detector = all(v is not None for v in manip.values())
+    kind = "manipulation scores" if decided_by_detector else "inconsistency scores"
+    why = f"{kind} {detail}; asked for the {'real' if wants_real else 'manipulated'} video"
+    if decided_by_detector and len(order) > 1:  # the runner-up: the other score nearest the chosen one
+        runner = min((k for k in order if k != pick), key=lambda k: abs(scores[k] - scores[pick]))
+        gap = abs(scores[pick] - scores[runner])
+        if gap < FD_FRAGILE_MARGIN:
+            why += (f"; {FRAGILE} the manipulation scores of {letters[pick]} and {letters[runner]} differ by "
+                    f"{gap:.3f} < {FD_FRAGILE_MARGIN} (re-encoding could flip this answer)")
+    return pick, why
