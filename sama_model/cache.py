@@ -24,8 +24,9 @@ log = logging.getLogger(__name__)
 #: style-mark similarity, motion patterns pulsing and shaking; 3: lite identity as a relative colour
 #: layout, motion pattern rules; 4: lite reader background colour, model backends' one option vocabulary;
 #: 5: lite motion analyzer's flow-read mover, lite identity located by flow and cut blurred under a
-#: moving camera; 6: lite identity adds texture correlation when both cameras move)
-CACHE_REVISION = 6
+#: moving camera; 6: lite identity adds texture correlation when both cameras move; 7: lite identity rows
+#: carry the path that read them, a still clip read both ways, texture scored when either camera moves)
+CACHE_REVISION = 7
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

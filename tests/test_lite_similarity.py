@@ -188,7 +188,9 @@ def test_identity_same_figure_other_background_beats_look_alike():
     assert s_body["score"] < 0.05 and s_head["score"] < 0.05  # one changed part: clearly another
     assert s_same["identity_similarity"] > 0.75 > 0.25 > max(s_body["identity_similarity"], s_head["identity_similarity"])
     emb = SIM.embed(a, aspect="identity")
-    assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 12  # one layout grid (and texture view) per sampled frame
+    still = emb[emb[:, -1] == identity.STILL_PATH]  # a still camera: read the still way, then the moving way
+    assert emb.shape[1] == ROW_DIM and 8 <= len(still) <= 12  # one layout grid (and texture view) per sampled frame
+    assert np.array_equal(emb[:len(still)], still) and 1 <= len(emb) - len(still) <= 12
 
 
 def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
@@ -208,19 +210,22 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
     monkeypatch.setattr(identity.cv2, "grabCut", counting)
     close = _figure_clip((RED, BLUE), bg_seed=2, zoom=2, T=10)
     emb = SIM.embed(close, aspect="identity")
-    assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 10
+    assert emb.shape[1] == ROW_DIM and 8 <= int((emb[:, -1] == identity.STILL_PATH).sum()) <= 10
     cap = identity.GRABCUT_MAX_PIXELS
-    # a still camera: located by the temporal median as before; 8 crops of the whole figure (about
-    # 47k pixels) cut to the cap; 2 frames locate only the body (11.5k pixels: cut at their own size)
-    assert len(sizes) == 10 and max(sizes) <= 1.01 * cap
-    assert sum(n >= 0.99 * cap for n in sizes) == 8 and sorted(sizes)[:2] == [109 * 106] * 2
+    # a still camera: located by the temporal median as before (its cuts come first); 8 crops of the
+    # whole figure (about 47k pixels) cut to the cap; 2 frames locate only the body (11.5k pixels: cut
+    # at their own size). The moving-path cuts that follow are capped too.
+    idx = np.unique(np.linspace(0, len(close.frames) - 1, 12).astype(int))
+    n_still = len(identity.subject_boxes(close.frames, idx))
+    assert n_still == 10 and len(sizes) > n_still and max(sizes) <= 1.01 * cap
+    assert sum(n >= 0.99 * cap for n in sizes[:n_still]) == 8 and sorted(sizes[:n_still])[:2] == [109 * 106] * 2
     boxes = identity.subject_boxes(close.frames, np.array([8]))
     mask, crop = identity.subject_mask(close.frames[8], boxes[8])
     assert mask.shape == crop.shape[:2] and crop.shape[0] * crop.shape[1] > identity.GRABCUT_MAX_PIXELS
     sizes.clear()
     usual = _figure_clip((RED, BLUE), bg_seed=1)
     SIM.embed(usual, aspect="identity")
-    assert len(sizes) == 12 and max(sizes) < cap  # a usual-size subject is cut at its own size
+    assert len(sizes) > 12 and max(sizes) < cap  # a usual-size subject is cut at its own size (12 still-path cuts)
     same = SIM.compare(usual, close, aspect="identity")["score"]
     other = SIM.compare(_figure_clip((GREEN, BLUE), bg_seed=3), close, aspect="identity")["score"]
     assert same > 0.5 > other
@@ -385,8 +390,9 @@ def test_mover_boxes_follow_the_cutout_under_a_panning_camera():
 
 
 def test_blurred_cut_only_under_a_moving_camera(monkeypatch):
-    """A still camera keeps the temporal-median locator and the unblurred cut (MVX-Synth's descriptor):
-    its layouts do not change when SEGMENT_BLUR does; a panning camera's do."""
+    """A still camera's still-path rows keep the temporal-median locator and the unblurred cut
+    (MVX-Synth's descriptor): they do not change when SEGMENT_BLUR does; its moving-path rows and a
+    panning camera's rows do."""
     scene = _cutout_clip(0, 1, T=1).frames[0]
     frames = np.stack([scene] * 24)
     for t in range(len(frames)):  # a two-coloured patch crossing the still view
@@ -399,14 +405,19 @@ def test_blurred_cut_only_under_a_moving_camera(monkeypatch):
     before = {k: identity.identity_descriptor(c.frames) for k, c in (("still", still), ("pan", pan))}
     monkeypatch.setattr(identity, "SEGMENT_BLUR", 4.0 / 320)
     after = {k: identity.identity_descriptor(c.frames) for k, c in (("still", still), ("pan", pan))}
-    assert before["still"] is not None and np.array_equal(before["still"], after["still"])
+    path = {k: (d[:, -1] == identity.STILL_PATH) for k, d in before.items()}
+    assert path["still"].any() and (~path["still"]).any() and not path["pan"].any()
+    assert np.array_equal(before["still"][path["still"]], after["still"][after["still"][:, -1] == identity.STILL_PATH])
+    assert not np.array_equal(before["still"][~path["still"]], after["still"][after["still"][:, -1] == identity.MOVING_PATH])
     assert before["pan"] is not None and not np.array_equal(before["pan"], after["pan"])
 
 
-def _rows(views: np.ndarray, camera: float, layout: float = 1.0) -> np.ndarray:
-    """Descriptor rows built by hand: a constant layout, the given texture views, the camera's motion."""
+def _rows(views: np.ndarray, camera: float, layout: float = 1.0, path: float = identity.MOVING_PATH) -> np.ndarray:
+    """Descriptor rows built by hand: a constant layout, the given texture views, the camera's motion
+    and the path that read them."""
     k = len(views)
-    return np.concatenate([np.full((k, IDENTITY_DIM), layout), views.reshape(k, -1), np.full((k, 1), camera)], axis=1)
+    return np.concatenate([np.full((k, IDENTITY_DIM), layout), views.reshape(k, -1), np.full((k, 1), camera),
+                           np.full((k, 1), path)], axis=1)
 
 
 def test_texture_correlation_on_constructed_views():
@@ -434,22 +445,36 @@ def test_texture_correlation_on_constructed_views():
     assert med == pytest.approx((np.median([1, -1]) + 1) / 2) and top == pytest.approx(0.0)
 
 
-def test_texture_counts_only_when_both_cameras_move():
-    """The score adds texture correlation only for two moving cameras (MOVING_SCORE_WEIGHTS); a still
-    camera on either side, or layout-only rows, keep the layout score fitted on MVX-Synth, exactly."""
+def test_texture_counts_when_the_cameras_move():
+    """Two still cameras, or a still and a slowly moving one (under CAMERA_MOVING_PX), compare their
+    still-path rows with the layout score fitted on MVX-Synth, exactly as layout-only rows do (a still
+    clip's moving-path rows unused); two moving cameras, or a still and a clearly moving one, compare
+    both clips' moving-path rows with the texture score (MOVING_SCORE_WEIGHTS)."""
     rng = np.random.default_rng(1)
     view = np.concatenate([rng.normal(100, 10, (1, identity.VIEW_H, identity.VIEW_W, 3)),
                            np.ones((1, identity.VIEW_H, identity.VIEW_W, 1))], -1)
+    other_view = 200 - view * (1, 1, 1, 0) + (0, 0, 0, 1)
+
+    def still(camera: float, moving_view: np.ndarray, moving_layout: float = 1.0) -> np.ndarray:
+        """A still clip read both ways: layout 1 the still way, the given view and layout the moving way."""
+        return np.concatenate([_rows(view, camera, path=identity.STILL_PATH), _rows(moving_view, camera, moving_layout)])
+
     layout_only = identity.identity_result(np.ones((1, IDENTITY_DIM)), np.ones((1, IDENTITY_DIM)))
     assert layout_only == {"score": 0.9093, "identity_similarity": 1.0}
-    for cams in ((0.5, 2.0), (2.0, 0.5), (0.0, 0.0)):
-        assert identity.identity_result(_rows(view, cams[0]), _rows(view, cams[1])) == layout_only
+    assert identity.identity_result(still(0.5, other_view, 21.0), still(0.0, view)) == layout_only
+    slow = identity.CAMERA_MOVING_PX - 0.01
+    assert identity.identity_result(still(0.5, other_view, 21.0), _rows(view, slow)) == layout_only
     w = identity.MOVING_SCORE_WEIGHTS
-    moving = identity.identity_result(_rows(view, 2.0), _rows(view, 0.75))
     z = w[-1] + w[2] * 1.0 + w[3] * 1.0  # layout distances 0; the same texture correlates 1
-    assert moving == {"score": round(1 / (1 + np.exp(-z)), 4), "identity_similarity": 1.0, "texture": [1.0, 1.0]}
-    other = identity.identity_result(_rows(view, 2.0), _rows(200 - view * (1, 1, 1, 0) + (0, 0, 0, 1), 2.0))
-    assert other["texture"] == [-1.0, -1.0] and other["score"] < 0.01 and moving["score"] > 0.99
+    same = {"score": round(1 / (1 + np.exp(-z)), 4), "identity_similarity": 1.0, "texture": [1.0, 1.0]}
+    assert identity.identity_result(_rows(view, 2.0), _rows(view, 0.75)) == same
+    for pair in ((still(0.5, view), _rows(view, 2.0)), (_rows(view, identity.CAMERA_MOVING_PX), still(0.74, view))):
+        assert identity.identity_result(*pair) == same  # the still clip's moving-path rows, not its still ones
+    other = identity.identity_result(still(0.5, other_view), _rows(view, 2.0))
+    assert other["texture"] == [-1.0, -1.0] and other["score"] < 0.01
+    # a still clip whose moving path found no subject: the layout score on the rows there are
+    lone = _rows(view, 0.5, path=identity.STILL_PATH)
+    assert identity.identity_result(lone, _rows(view, 2.0)) == layout_only
 
 
 def test_descriptor_rows_carry_the_view_and_the_camera():
@@ -460,6 +485,7 @@ def test_descriptor_rows_carry_the_view_and_the_camera():
     idx = np.unique(np.linspace(0, len(pan.frames) - 1, 12).astype(int))
     camera = identity.mover_boxes(pan.frames, idx)[1]
     assert rows.shape[1] == ROW_DIM and camera >= identity.CAMERA_STILL_PX
-    assert np.allclose(rows[:, -1], camera) and identity.camera_motion(rows) == pytest.approx(camera)
+    assert np.allclose(rows[:, -2], camera) and identity.camera_motion(rows) == pytest.approx(camera)
+    assert np.all(rows[:, -1] == identity.MOVING_PATH)  # a moving camera is read the moving way only
     cover = rows[:, IDENTITY_DIM:IDENTITY_DIM + identity.TEXTURE_DIM].reshape(-1, identity.VIEW_H, identity.VIEW_W, 4)[..., 3]
     assert cover.min() >= 0 and cover.max() <= 1 and (cover > 0.5).mean() > 0.3  # the upright cut-out fills its view
