@@ -728,3 +728,23 @@ def test_de_inconclusive_measurement_falls_back_to_text():
                  [("object_tracker", {"video": "Update", "query": "red"}, {"tracks": []}),
                   ("object_tracker", {"video": "Update", "query": "green"}, {"tracks": [ZONE]})])
     assert {c.tool for c in plan_de(ctx)} == {"object_tracker", "subtitle_retriever", "video_reader"}
+
+
+def test_de_text_rule_after_a_failed_measurement_is_marked_fragile():
+    """A checkable relation the tracker could not measure is answered by the text rule and marked
+    fragile (another encoding may let the tracker measure it); a hypothesis with no checkable
+    relation is answered by the same rule unmarked."""
+    from sama_model.skills.multi_video_comparison.common import marked_fragile
+    from sama_model.skills.subtitle.de import decide as decide_de
+    from sama_model.skills.subtitle.evidence import EVENT_QUERY
+
+    reads = [("video_reader", {"video": "Premise", "query": EVENT_QUERY}, {"answer": "A red square slides."}),
+             ("video_reader", {"video": "Update", "query": EVENT_QUERY}, {"answer": "The red square stops short."})]
+    unmeasured = de_ctx("The red square will reach the green zone.",
+                        [("object_tracker", {"video": "Update", "query": "red"}, {"tracks": []}),
+                         ("object_tracker", {"video": "Update", "query": "green"}, {"tracks": [ZONE]}), *reads])
+    letter, reason = decide_de(unmeasured)
+    assert letter == "B" and reason.startswith("reach: subject 'red' not tracked; hypothesis overlap")
+    assert marked_fragile(reason) and "the visual check measured nothing" in reason
+    letter, reason = decide_de(de_ctx("The guests will enjoy the party.", reads))
+    assert letter == "B" and not marked_fragile(reason)

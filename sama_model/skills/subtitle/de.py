@@ -259,7 +259,9 @@ def decide(ctx: PolicyContext) -> Decision:
     :func:`de_visual_verdict`); otherwise the text rule: strengthens when the update's evidence
     overlaps the hypothesis at least as much as the premise's and states no contradiction cue,
     else weakens. No update evidence: no decision (the agent's first-option rule answers, counted
-    as an abstention)."""
+    as an abstention). A text-rule answer to a hypothesis that states a checkable relation is marked
+    :data:`FRAGILE`: its measurement failed in this run (demo set, seed 0, at CRF 20 and 30: 4 of DE's 7
+    changed answers were such fallbacks in one of the two runs, where the tracker lost the subject)."""
     premise, update = de_roles(ctx)
     hyp = hypothesis_text(ctx.question.question)
     strengthen = ctx.letter_by_keywords("strengthen", "support", "more likely")
@@ -275,4 +277,8 @@ def decide(ctx: PolicyContext) -> Decision:
     if not up_text:
         return None, f"{why}; no update evidence"
     verdict = strengthen if support >= base and cues <= 0 else weaken
-    return verdict, f"{why}; hypothesis overlap update={support:.3f} premise={base:.3f}, contradiction cues={cues}"
+    why = f"{why}; hypothesis overlap update={support:.3f} premise={base:.3f}, contradiction cues={cues}"
+    if de_relation(hyp) is not None:  # a checkable relation the measurements did not settle
+        why += (f"; {FRAGILE} the visual check measured nothing, so the text rule decided; a re-encoding in which "
+                "the tracker finds the subject can replace this answer with a measured one")
+    return verdict, why
