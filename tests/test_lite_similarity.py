@@ -188,9 +188,10 @@ def test_identity_same_figure_other_background_beats_look_alike():
     assert s_body["score"] < 0.05 and s_head["score"] < 0.05  # one changed part: clearly another
     assert s_same["identity_similarity"] > 0.75 > 0.25 > max(s_body["identity_similarity"], s_head["identity_similarity"])
     emb = SIM.embed(a, aspect="identity")
-    still = emb[emb[:, -1] == identity.STILL_PATH]  # a still camera: read the still way, then the moving way
-    assert emb.shape[1] == ROW_DIM and 8 <= len(still) <= 12  # one layout grid (and texture view) per sampled frame
-    assert np.array_equal(emb[:len(still)], still) and 1 <= len(emb) - len(still) <= 12
+    assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 12  # one layout grid (and texture view) per sampled frame
+    assert np.all(emb[:, -1] == identity.STILL_PATH)  # a still camera is read the still way ...
+    again = SIM.embed(a, aspect="identity-moving")  # ... and the moving camera's way only when asked
+    assert 1 <= len(again) <= 12 and np.all(again[:, -1] == identity.MOVING_PATH)
 
 
 def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
@@ -210,22 +211,23 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
     monkeypatch.setattr(identity.cv2, "grabCut", counting)
     close = _figure_clip((RED, BLUE), bg_seed=2, zoom=2, T=10)
     emb = SIM.embed(close, aspect="identity")
-    assert emb.shape[1] == ROW_DIM and 8 <= int((emb[:, -1] == identity.STILL_PATH).sum()) <= 10
+    assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 10
     cap = identity.GRABCUT_MAX_PIXELS
-    # a still camera: located by the temporal median as before (its cuts come first); 8 crops of the
-    # whole figure (about 47k pixels) cut to the cap; 2 frames locate only the body (11.5k pixels: cut
-    # at their own size). The moving-path cuts that follow are capped too.
-    idx = np.unique(np.linspace(0, len(close.frames) - 1, 12).astype(int))
-    n_still = len(identity.subject_boxes(close.frames, idx))
-    assert n_still == 10 and len(sizes) > n_still and max(sizes) <= 1.01 * cap
-    assert sum(n >= 0.99 * cap for n in sizes[:n_still]) == 8 and sorted(sizes[:n_still])[:2] == [109 * 106] * 2
+    # a still camera: located by the temporal median as before; 8 crops of the whole figure (about
+    # 47k pixels) cut to the cap; 2 frames locate only the body (11.5k pixels: cut at their own size)
+    assert len(sizes) == 10 and max(sizes) <= 1.01 * cap
+    assert sum(n >= 0.99 * cap for n in sizes) == 8 and sorted(sizes)[:2] == [109 * 106] * 2
+    sizes.clear()
+    SIM.embed(close, aspect="identity-moving")  # read the moving camera's way: the cuts are capped too
+    assert 1 <= len(sizes) <= 12 and max(sizes) <= 1.01 * cap
+    sizes.clear()
     boxes = identity.subject_boxes(close.frames, np.array([8]))
     mask, crop = identity.subject_mask(close.frames[8], boxes[8])
     assert mask.shape == crop.shape[:2] and crop.shape[0] * crop.shape[1] > identity.GRABCUT_MAX_PIXELS
     sizes.clear()
     usual = _figure_clip((RED, BLUE), bg_seed=1)
     SIM.embed(usual, aspect="identity")
-    assert len(sizes) > 12 and max(sizes) < cap  # a usual-size subject is cut at its own size (12 still-path cuts)
+    assert len(sizes) == 12 and max(sizes) < cap  # a usual-size subject is cut at its own size
     same = SIM.compare(usual, close, aspect="identity")["score"]
     other = SIM.compare(_figure_clip((GREEN, BLUE), bg_seed=3), close, aspect="identity")["score"]
     assert same > 0.5 > other
@@ -390,9 +392,9 @@ def test_mover_boxes_follow_the_cutout_under_a_panning_camera():
 
 
 def test_blurred_cut_only_under_a_moving_camera(monkeypatch):
-    """A still camera's still-path rows keep the temporal-median locator and the unblurred cut
-    (MVX-Synth's descriptor): they do not change when SEGMENT_BLUR does; its moving-path rows and a
-    panning camera's rows do."""
+    """A still camera's clip keeps the temporal-median locator and the unblurred cut (MVX-Synth's
+    descriptor): its rows do not change when SEGMENT_BLUR does; the same clip read the moving camera's
+    way (``moving_path``) and a panning camera's rows do."""
     scene = _cutout_clip(0, 1, T=1).frames[0]
     frames = np.stack([scene] * 24)
     for t in range(len(frames)):  # a two-coloured patch crossing the still view
@@ -402,14 +404,17 @@ def test_blurred_cut_only_under_a_moving_camera(monkeypatch):
     idx = np.unique(np.linspace(0, len(frames) - 1, 12).astype(int))
     assert identity.mover_boxes(frames, idx)[1] < identity.CAMERA_STILL_PX
     pan = _cutout_clip(0, 1)
-    before = {k: identity.identity_descriptor(c.frames) for k, c in (("still", still), ("pan", pan))}
+    reads = {"still": (still, False), "still read moving": (still, True), "pan": (pan, False)}
+
+    def read() -> dict:
+        return {k: identity.identity_descriptor(c.frames, moving_path=m) for k, (c, m) in reads.items()}
+
+    before = read()
     monkeypatch.setattr(identity, "SEGMENT_BLUR", 4.0 / 320)
-    after = {k: identity.identity_descriptor(c.frames) for k, c in (("still", still), ("pan", pan))}
-    path = {k: (d[:, -1] == identity.STILL_PATH) for k, d in before.items()}
-    assert path["still"].any() and (~path["still"]).any() and not path["pan"].any()
-    assert np.array_equal(before["still"][path["still"]], after["still"][after["still"][:, -1] == identity.STILL_PATH])
-    assert not np.array_equal(before["still"][~path["still"]], after["still"][after["still"][:, -1] == identity.MOVING_PATH])
-    assert before["pan"] is not None and not np.array_equal(before["pan"], after["pan"])
+    after = read()
+    assert np.all(before["still"][:, -1] == identity.STILL_PATH) and np.array_equal(before["still"], after["still"])
+    for k in ("still read moving", "pan"):
+        assert np.all(before[k][:, -1] == identity.MOVING_PATH) and not np.array_equal(before[k], after[k])
 
 
 def _rows(views: np.ndarray, camera: float, layout: float = 1.0, path: float = identity.MOVING_PATH) -> np.ndarray:
@@ -446,35 +451,67 @@ def test_texture_correlation_on_constructed_views():
 
 
 def test_texture_counts_when_the_cameras_move():
-    """Two still cameras, or a still and a slowly moving one (under CAMERA_MOVING_PX), compare their
-    still-path rows with the layout score fitted on MVX-Synth, exactly as layout-only rows do (a still
-    clip's moving-path rows unused); two moving cameras, or a still and a clearly moving one, compare
-    both clips' moving-path rows with the texture score (MOVING_SCORE_WEIGHTS)."""
+    """Two still cameras, or a still and a slowly moving one (under CAMERA_MOVING_PX), keep the layout
+    score fitted on MVX-Synth, exactly as layout-only rows do; two moving cameras, or a still and a
+    clearly moving one once the still clip is read the moving camera's way (moving_rereads), add the
+    texture score (MOVING_SCORE_WEIGHTS)."""
     rng = np.random.default_rng(1)
     view = np.concatenate([rng.normal(100, 10, (1, identity.VIEW_H, identity.VIEW_W, 3)),
                            np.ones((1, identity.VIEW_H, identity.VIEW_W, 1))], -1)
     other_view = 200 - view * (1, 1, 1, 0) + (0, 0, 0, 1)
-
-    def still(camera: float, moving_view: np.ndarray, moving_layout: float = 1.0) -> np.ndarray:
-        """A still clip read both ways: layout 1 the still way, the given view and layout the moving way."""
-        return np.concatenate([_rows(view, camera, path=identity.STILL_PATH), _rows(moving_view, camera, moving_layout)])
+    still = _rows(view, 0.5, path=identity.STILL_PATH)
+    slow = identity.CAMERA_MOVING_PX - 0.01
 
     layout_only = identity.identity_result(np.ones((1, IDENTITY_DIM)), np.ones((1, IDENTITY_DIM)))
     assert layout_only == {"score": 0.9093, "identity_similarity": 1.0}
-    assert identity.identity_result(still(0.5, other_view, 21.0), still(0.0, view)) == layout_only
-    slow = identity.CAMERA_MOVING_PX - 0.01
-    assert identity.identity_result(still(0.5, other_view, 21.0), _rows(view, slow)) == layout_only
+    assert identity.identity_result(still, _rows(view, 0.0, path=identity.STILL_PATH)) == layout_only
+    assert identity.identity_result(still, _rows(view, slow)) == layout_only
+    assert identity.moving_rereads(still, _rows(view, slow)) == (False, False)
     w = identity.MOVING_SCORE_WEIGHTS
     z = w[-1] + w[2] * 1.0 + w[3] * 1.0  # layout distances 0; the same texture correlates 1
     same = {"score": round(1 / (1 + np.exp(-z)), 4), "identity_similarity": 1.0, "texture": [1.0, 1.0]}
     assert identity.identity_result(_rows(view, 2.0), _rows(view, 0.75)) == same
-    for pair in ((still(0.5, view), _rows(view, 2.0)), (_rows(view, identity.CAMERA_MOVING_PX), still(0.74, view))):
-        assert identity.identity_result(*pair) == same  # the still clip's moving-path rows, not its still ones
-    other = identity.identity_result(still(0.5, other_view), _rows(view, 2.0))
+    assert identity.moving_rereads(_rows(view, 2.0), _rows(view, 0.75)) == (False, False)
+    # a still clip and a clearly moving one: the still one is read again the moving camera's way
+    assert identity.moving_rereads(still, _rows(view, 2.0)) == (True, False)
+    assert identity.moving_rereads(_rows(view, identity.CAMERA_MOVING_PX), still) == (False, True)
+    assert identity.moving_rereads(None, _rows(view, 2.0)) == (False, False)
+    assert identity.identity_result(_rows(view, 0.5), _rows(view, 2.0)) == same
+    other = identity.identity_result(_rows(other_view, 0.5), _rows(view, 2.0))
     assert other["texture"] == [-1.0, -1.0] and other["score"] < 0.01
-    # a still clip whose moving path found no subject: the layout score on the rows there are
-    lone = _rows(view, 0.5, path=identity.STILL_PATH)
-    assert identity.identity_result(lone, _rows(view, 2.0)) == layout_only
+    # not read again (or its moving read found no subject): the layout score on the rows there are
+    assert identity.identity_result(still, _rows(view, 2.0)) == layout_only
+
+
+def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera(monkeypatch):
+    """The tool reads a still camera's clip a second time (the moving camera's way) only when its partner's
+    camera clearly moves, and scores that pair as ``compare`` does; two still clips are read once each."""
+    from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
+
+    reads = []
+    real = identity.identity_descriptor
+    monkeypatch.setattr("sama_model.backends.lite.similarity.identity_descriptor",
+                        lambda frames, **kw: reads.append(kw.get("moving_path", False)) or real(frames, **kw))
+    still_a, still_b, pan = (_figure_clip((RED, BLUE), bg_seed=1), _figure_clip((RED, BLUE), bg_seed=2),
+                             _cutout_clip(0, 1))
+    clips = {"A": still_a, "B": still_b, "P": pan}
+
+    class Videos:
+        def clip(self, label):
+            return clips[label]
+
+        def content_hash(self, label):
+            return f"test-reread-{label}"
+
+    tool = VisualSimilarityTool(backend=LiteVisualSimilarity(), backend_name="lite-test-reread", videos=Videos())
+    clear_embedding_cache()
+    two_still = tool.forward("A", "B", aspect="identity")
+    assert reads == [False, False] and "texture" not in two_still
+    reads.clear()
+    beside_pan = tool.forward("A", "P", aspect="identity")
+    assert reads == [False, True] and "texture" in beside_pan  # the pan's own read, then A read again
+    assert beside_pan["score"] == LiteVisualSimilarity().compare(still_a, pan, aspect="identity")["score"]
+    clear_embedding_cache()
 
 
 def test_descriptor_rows_carry_the_view_and_the_camera():

@@ -79,6 +79,9 @@ class VisualSimilarityBackend(Protocol):
     ``embed`` returns an array [n, d] of L2-normalised frame embeddings (cached per video by the
     tool layer); ``compare`` returns ``{"score": float, "frame_scores": [...], ...}``; ``aspect`` is
     "content" (what is shown) or "style" (how it is rendered) where a backend distinguishes them.
+    Optional: ``compare_embeddings(ea, eb, aspect)`` scores cached embeddings (None: the tool's
+    cosine), and ``pair_aspects(ea, eb, aspect) -> (aspect_a, aspect_b)`` names a side to embed again
+    under another aspect before the pair is compared (a reading that depends on the partner).
     """
 
     def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray: ...

@@ -2,12 +2,15 @@
 
 Each video's frame embeddings are computed once per process per backend (and window and
 aspect) and reused for every comparison: comparing a reference with four candidates embeds
-five videos, not eight.
+five videos, not eight. A backend whose reading of one video depends on its partner (the lite
+identity descriptor reads a still camera's clip again when its partner's camera clearly moves)
+says so with ``pair_aspects``; the side it names is embedded again, under another cached aspect.
 """
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -35,6 +38,19 @@ def default_compare(ea: np.ndarray, eb: np.ndarray) -> dict[str, Any]:
     score = float(np.clip(unit(a.mean(0)) @ unit(b.mean(0)), 0.0, 1.0))
     frame_scores = np.clip(a @ b.T, 0.0, 1.0).max(axis=1)
     return {"score": round(score, 6), "frame_scores": [round(float(x), 6) for x in frame_scores]}
+
+
+def reread_pair(ea: np.ndarray, eb: np.ndarray, aspects: tuple[str, str], aspect: str,
+                embed_a: Callable[[str], np.ndarray], embed_b: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The embeddings a pair is compared on: a side whose backend asked for another aspect
+    (``pair_aspects``) is embedded again under it, unless that read is empty (then the first one stays)."""
+    out = []
+    for e, asp, embed in ((ea, aspects[0], embed_a), (eb, aspects[1], embed_b)):
+        if asp != aspect:
+            again = np.asarray(embed(asp))
+            e = again if again.any() else e
+        out.append(e)
+    return out[0], out[1]
 
 
 class VisualSimilarityTool(Tool):
@@ -74,6 +90,10 @@ class VisualSimilarityTool(Tool):
         """
         window = self.window(start, end)
         ea, eb = self.embeddings(video_a, window, aspect), self.embeddings(video_b, window, aspect)
+        pair = getattr(self.backend, "pair_aspects", None)  # a backend may re-read a side given its partner
+        if callable(pair):
+            ea, eb = reread_pair(ea, eb, pair(ea, eb, aspect), aspect, lambda asp: self.embeddings(video_a, window, asp),
+                                 lambda asp: self.embeddings(video_b, window, asp))
         custom = getattr(self.backend, "compare_embeddings", None)
         out = custom(ea, eb, aspect) if callable(custom) else None  # a backend may score only some aspects
         out = dict(out) if out is not None else default_compare(ea, eb)

@@ -32,14 +32,14 @@ lighting, so whole-frame similarity (dominated by the background) is no evidence
    it scores 75.0 %, AUC 0.82; the palette-code layout it replaced scored 65.7 %, AUC 0.69.
 6. **Texture, when a camera moves** (:func:`texture_features`): each row also keeps the upright
    view's blurred CIELAB (:func:`texture_view`), the camera's motion and the path that read it (a
-   still clip is also read the moving camera's way). When both clips were filmed by a moving camera,
-   or one by a still and one by a clearly moving camera (MVX-Synth's default ones never are), both
-   are compared on their moving-path rows and the score adds how well
-   the views' textures correlate (:data:`MOVING_SCORE_WEIGHTS`, fitted on the real-footage
+   still clip is read the moving camera's way too when its partner's camera clearly moves). When both
+   clips were filmed by a moving camera, or one by a still and one by a clearly moving camera
+   (MVX-Synth's default ones never are), both are compared as read the moving camera's way and the
+   score adds how well the views' textures correlate (:data:`MOVING_SCORE_WEIGHTS`, fitted on the real-footage
    composite): two pieces of one photograph can share a coarse colour layout but not their texture,
    and codec noise moves a layout's best match more than a texture's. Issue 19: verdicts flipped by
    CRF 30 on the fitting seeds 11 -> 8 of 120 with both cameras moving (left one seed out), 8 -> 6
-   with one still and one clearly moving camera read alike (:func:`pair_rows`).
+   with one still and one clearly moving camera read alike (:func:`moving_rereads`).
 
 Limits: one changed part of a 30-pixel figure (a badge's shape, a texture seen at 8 pixels per
 stripe) barely moves a colour layout; leg count and texture statistics measured separately did
@@ -70,7 +70,7 @@ IDENTITY_DIM = LAYOUT_W * LAYOUT_H * 4  # relative L, a, b and coverage per cell
 #: MVX-Synth RID pairs (seeds 11, 23 and 31, default difficulty, 360 pairs; held out: seeds 0 and 5)
 SCORE_WEIGHTS = (0.1109, -0.3364, 2.3052)
 #: logistic weights on (median best-match layout distance, best-pair layout distance, median best texture
-#: correlation, mean of the best texture pairs) and the bias, for pairs where a camera moves (:func:`pair_rows`):
+#: correlation, mean of the best texture pairs) and the bias, for pairs where a camera moves (:func:`_read_alike`):
 #: fitted on the real-footage composite's fitting seeds 1, 3, 4, 7, 8, 9 at CRF 20 and 30 (the 92 of 240 pairs
 #: whose cameras both move; logistic, C 1; refitting with the pairs where one camera moves did not help). Left-one-seed-out there: right 103 / 96 -> 107 / 101 of 120 at CRF 20 /
 #: 30, verdicts flipped 11 -> 8 (held out, seeds 28-34, 260 pairs: 214 / 206 -> 226 / 218, flipped 24 -> 22).
@@ -88,7 +88,8 @@ TEXTURE_MIN_PIXELS = 20  # fewer shared pixels: the pair of views correlates 0
 TEXTURE_TOP = 6  # texture_features' second feature: the mean of this many best view pairs
 TEXTURE_DIM = VIEW_W * VIEW_H * 4
 #: the last value of a descriptor row: how the row was read. STILL_PATH: the temporal-median locator and
-#: the unblurred cut (a still camera only); MOVING_PATH: the flow locator and the blurred cut (every clip)
+#: the unblurred cut (a still camera); MOVING_PATH: the flow locator and the blurred cut (a moving camera, and a
+#: still one paired with a clearly moving one, :func:`moving_rereads`)
 STILL_PATH, MOVING_PATH = 0.0, 1.0
 #: one descriptor row: the colour layout, the texture view, the camera's motion (input px per frame) and
 #: the path that read it
@@ -144,7 +145,7 @@ MOVER_SHARE = 0.5
 #: flow box on its few panning videos, seed 0 lost a pair, and 12/20 with the flow box everywhere)
 CAMERA_STILL_PX = 0.75
 #: a pair of one still camera and one moving at least this (input px per frame) is read the moving camera's
-#: way on both sides (:func:`pair_rows`). Real-footage composite fitting seeds 1, 3, 4, 7, 8, 9 (120 pairs at
+#: way on both sides (:func:`moving_rereads`). Real-footage composite fitting seeds 1, 3, 4, 7, 8, 9 (120 pairs at
 #: CRF 20 and 30, the shipped moving-camera weights, not refitted): half the pairs have one still camera
 #: and they held 6 of the 8 verdicts CRF 30 flipped; read alike, right answers 107 / 101 -> 113 / 109 and
 #: flips 8 -> 6 (with any moving camera, 0.75: 112 / 110 and 4). Why not 0.75: MVX-Synth's hard difficulty
@@ -294,21 +295,22 @@ def texture_view(rgb: np.ndarray, coverage: np.ndarray) -> np.ndarray:
     return np.concatenate([lab * inside[..., None], coverage.astype(np.float32)[..., None]], axis=-1)
 
 
-def identity_descriptor(frames: np.ndarray, n: int = 12, min_pixels: int = 60) -> np.ndarray | None:
+def identity_descriptor(frames: np.ndarray, n: int = 12, min_pixels: int = 60,
+                        moving_path: bool = False) -> np.ndarray | None:
     """[k, ROW_DIM] per sampled frame where the main moving subject is found (up to ``n``): its colour
     layout (:data:`IDENTITY_DIM` values), its texture view (:func:`texture_view`, :data:`TEXTURE_DIM`),
     the camera's motion (input pixels per frame, the same in every row) and the path that read it.
-    Every clip gets rows read the moving camera's way (:data:`MOVING_PATH`); a still camera's clip
-    first gets rows read the still way (:data:`STILL_PATH`), so that it can be compared with either
-    kind of clip (:func:`pair_rows`). None when no moving subject is found."""
+    A still camera's clip is read the still way (:data:`STILL_PATH`), any other the moving camera's way
+    (:data:`MOVING_PATH`); ``moving_path`` reads a still camera's clip the moving camera's way too, for
+    a pair that must be read alike (:func:`moving_rereads`). None when no moving subject is found."""
     if len(frames) < 3:
         return None
     idx = np.unique(np.linspace(0, len(frames) - 1, n).astype(int))
     boxes, camera = mover_boxes(frames, idx)
-    rows = []
-    if camera < CAMERA_STILL_PX:  # a still camera: the temporal median is a background
-        rows += _subject_rows(frames, subject_boxes(frames, idx), camera, STILL_PATH, min_pixels)
-    rows += _subject_rows(frames, boxes, camera, MOVING_PATH, min_pixels)
+    if camera < CAMERA_STILL_PX and not moving_path:  # a still camera: the temporal median is a background
+        rows = _subject_rows(frames, subject_boxes(frames, idx), camera, STILL_PATH, min_pixels)
+    else:
+        rows = _subject_rows(frames, boxes, camera, MOVING_PATH, min_pixels)
     return np.stack(rows).astype(np.float32) if rows else None
 
 
@@ -376,46 +378,46 @@ def camera_motion(rows: np.ndarray) -> float | None:
     return float(r[0, -2]) if r.ndim == 2 and r.shape[1] == ROW_DIM else None
 
 
-def _path_rows(rows: np.ndarray, path: float) -> np.ndarray | None:
-    """The rows a path read (None when it read none)."""
+def _path(rows: np.ndarray) -> float | None:
+    """The path that read a descriptor's rows; None for layout-only rows."""
     r = np.asarray(rows)
-    keep = r[r[:, -1] == path]
-    return keep if len(keep) else None
+    return float(r[0, -1]) if r.ndim == 2 and r.shape[1] == ROW_DIM else None
 
 
-def pair_rows(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-    """The rows two descriptors are compared on, and whether the moving-camera score applies.
-
-    When both cameras move (:data:`CAMERA_STILL_PX`), or one is still and the other moves at least
-    :data:`CAMERA_MOVING_PX`, both clips are compared on the rows read the moving camera's way, a still
-    clip's included, with the texture score (:data:`MOVING_SCORE_WEIGHTS`). Why: a pair whose locator
-    and cut differ compares two readings, not two subjects. Two still cameras (every pair of MVX-Synth's
-    default difficulty), a still and a slowly moving one, and layout-only rows keep the still rows and the
-    layout score fitted on MVX-Synth."""
+def _read_alike(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two clips are compared as read the moving camera's way, with the texture score: both
+    cameras move (:data:`CAMERA_STILL_PX`), or one is still and the other moves at least
+    :data:`CAMERA_MOVING_PX`. Why: a pair whose locator and cut differ compares two readings, not two
+    subjects. Two still cameras (every pair of MVX-Synth's default difficulty) and a still and a slowly
+    moving one keep the layout score fitted on MVX-Synth."""
     cams = (camera_motion(a), camera_motion(b))
-    if all(c is not None for c in cams) and (min(cams) >= CAMERA_STILL_PX or max(cams) >= CAMERA_MOVING_PX):
-        ma, mb = _path_rows(a, MOVING_PATH), _path_rows(b, MOVING_PATH)
-        if ma is not None and mb is not None:
-            return ma, mb, True
-    if any(c is None for c in cams):
-        return a, b, False
-    sa, sb = _path_rows(a, STILL_PATH), _path_rows(b, STILL_PATH)
-    return (a if sa is None else sa), (b if sb is None else sb), False
+    return all(c is not None for c in cams) and (min(cams) >= CAMERA_STILL_PX or max(cams) >= CAMERA_MOVING_PX)
+
+
+def moving_rereads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bool]:
+    """Which of two clips' descriptors must be read again the moving camera's way
+    (``identity_descriptor(..., moving_path=True)``) before :func:`identity_result` compares them: a
+    still camera's clip paired with a clearly moving one (:func:`_read_alike`). Lazy, because only such
+    pairs need it and a second cut of every still clip would triple the read's cost (0.29 -> 1.02 s on a
+    3-s 224-px clip)."""
+    if a is None or b is None or not _read_alike(a, b):
+        return False, False
+    return _path(a) == STILL_PATH, _path(b) == STILL_PATH
 
 
 def identity_result(a: np.ndarray | None, b: np.ndarray | None) -> dict:
     """{"score": same-subject probability (0.5 = undecided, also when a subject is missing),
     "identity_similarity": exp(-median best-match distance / SIMILARITY_SCALE) in (0, 1], None
-    when a subject is missing}; the features are computed once for both. When the clips were filmed
-    by moving cameras (:func:`pair_rows`) the score adds texture correlation
-    (:data:`MOVING_SCORE_WEIGHTS`, ``"texture"`` lists its two features); otherwise it is the layout
-    score fitted on MVX-Synth (:data:`SCORE_WEIGHTS`)."""
+    when a subject is missing}; the features are computed once for both. When both were read the moving
+    camera's way and their cameras call for it (:func:`_read_alike`; a still clip is read so on demand,
+    :func:`moving_rereads`) the score adds texture correlation (:data:`MOVING_SCORE_WEIGHTS`,
+    ``"texture"`` lists its two features); otherwise it is the layout score fitted on MVX-Synth
+    (:data:`SCORE_WEIGHTS`), also when a still clip's moving read found no subject."""
     if a is None or b is None or not np.asarray(a).any() or not np.asarray(b).any():
         return {"score": 0.5, "identity_similarity": None}
-    a, b, moving = pair_rows(a, b)
     feats = identity_features(a, b)
     extra = {}
-    if moving:
+    if _read_alike(a, b) and _path(a) == _path(b) == MOVING_PATH:
         tex = texture_features(a, b)
         z = MOVING_SCORE_WEIGHTS[-1] + sum(w * f for w, f in zip(MOVING_SCORE_WEIGHTS, (*feats, *tex)))
         extra = {"texture": [round(t, 4) for t in tex]}

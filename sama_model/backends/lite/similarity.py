@@ -27,7 +27,7 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import ROW_DIM, identity_descriptor, identity_result
+from .identity import ROW_DIM, identity_descriptor, identity_result, moving_rereads
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
 #: MVX-Synth ART (default difficulty, seed 0)
@@ -60,17 +60,22 @@ def _motion_result(corr: float | None) -> dict:
             "correlation": None if corr is None else round(corr, 4)}
 
 
+#: an internal embedding aspect: the identity descriptor of a still camera's clip read the moving camera's
+#: way (:meth:`LiteVisualSimilarity.pair_aspects` asks for it)
+MOVING_IDENTITY = "identity-moving"
+
+
 class LiteVisualSimilarity:
     """Options: ``n_frames`` (frames sampled per window for content and style)."""
 
     def __init__(self, n_frames: int = 8) -> None:
         self.n_frames = int(n_frames)
 
-    def _identity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
+    def _identity(self, clip: VideoClip, window: Window, moving_path: bool = False) -> np.ndarray | None:
         idx = window_indices(clip, window, 32)
-        key = ("identity-layout", int(len(idx)), int(idx[-1]) if len(idx) else -1)
+        key = ("identity-layout", int(len(idx)), int(idx[-1]) if len(idx) else -1, moving_path)
         return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key,
-                              lambda _: identity_descriptor(clip.frames[idx]))
+                              lambda _: identity_descriptor(clip.frames[idx], moving_path=moving_path))
 
     def _activity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
         idx = window_indices(clip, window)
@@ -81,8 +86,8 @@ class LiteVisualSimilarity:
     def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray:
         """[n, d] L2-normalised frame embeddings of up to ``n_frames`` frames of the window
         (``identity``: the subject's layout grid per frame where found; one zero row if none)."""
-        if aspect == "identity":
-            d = self._identity(clip, window)
+        if aspect in ("identity", MOVING_IDENTITY):
+            d = self._identity(clip, window, moving_path=aspect == MOVING_IDENTITY)
             return (np.zeros((1, ROW_DIM), np.float32) if d is None else d).astype(np.float32)
         if aspect == "motion":
             p = self._activity(clip, window)
@@ -94,6 +99,16 @@ class LiteVisualSimilarity:
         rows = [FRAME_MEMO.get(clip.frames, int(i), ("embed", aspect), fn) for i in idx]
         dim = len(fn(np.zeros((8, 8, 3), np.uint8))) if not rows else len(rows[0])
         return np.stack(rows).astype(np.float32) if rows else np.zeros((0, dim), np.float32)
+
+    def pair_aspects(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> tuple[str, str]:
+        """The aspect each side must be embedded under before the two are compared: for ``identity``, a
+        still camera's clip paired with a clearly moving one is read again the moving camera's way
+        (:data:`MOVING_IDENTITY`, :func:`.identity.moving_rereads`); every other pair as given."""
+        if aspect != "identity":
+            return aspect, aspect
+        a, b = (None if not np.asarray(e).any() else e for e in (ea, eb))
+        ra, rb = moving_rereads(a, b)
+        return (MOVING_IDENTITY if ra else aspect), (MOVING_IDENTITY if rb else aspect)
 
     def compare_embeddings(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> dict | None:
         """Scores from cached embeddings (the tool layer's path): the calibrated identity score for
@@ -116,10 +131,12 @@ class LiteVisualSimilarity:
         aspect: str = "content",
     ) -> dict:
         """The tool's score for two clips (each window embedded here rather than cached)."""
-        from ...tools.visual_similarity import default_compare
+        from ...tools.visual_similarity import default_compare, reread_pair
 
         spans = {"aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
         ea, eb = self.embed(a, window_a, aspect), self.embed(b, window_b, aspect)
+        ea, eb = reread_pair(ea, eb, self.pair_aspects(ea, eb, aspect), aspect,
+                             lambda asp: self.embed(a, window_a, asp), lambda asp: self.embed(b, window_b, asp))
         if len(ea) == 0 or len(eb) == 0:
             return {"score": 0.0, "frame_scores": [], **spans, "note": "empty window"}
         out = self.compare_embeddings(ea, eb, aspect)
