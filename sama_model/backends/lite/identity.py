@@ -151,7 +151,8 @@ CAMERA_STILL_PX = 0.75
 #: flips 8 -> 6 (with any moving camera, 0.75: 112 / 110 and 4). Why not 0.75: MVX-Synth's hard difficulty
 #: moves its RID cameras up to 1.29 px a frame (seeds 0, 91, 92, 93; 160 videos), and its flat figures
 #: seen from another viewpoint do not correlate in texture: read alike from 0.75, its RID went from 40 to
-#: 35 of 70 on those seeds. Above that largest motion, MVX-Synth keeps its score.
+#: 35 of 70 on those seeds. Above that largest motion, MVX-Synth keeps its score. Held out (seeds 40-42, 120
+#: pairs, read once): right 107 / 104 -> 107 / 108, flips 11 -> 7.
 CAMERA_MOVING_PX = 1.5
 #: under a moving camera GrabCut cuts a Gaussian-blurred frame (sigma this share of the frame's width:
 #: 1.5 px at 320 px). Why: its colour models and edges then rest on what a codec keeps, not on fine
