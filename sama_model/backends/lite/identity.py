@@ -72,7 +72,8 @@ SCORE_WEIGHTS = (0.1109, -0.3364, 2.3052)
 #: logistic weights on (median best-match layout distance, best-pair layout distance, median best texture
 #: correlation, mean of the best texture pairs) and the bias, for pairs where a camera moves (:func:`_read_alike`):
 #: fitted on the real-footage composite's fitting seeds 1, 3, 4, 7, 8, 9 at CRF 20 and 30 (the 92 of 240 pairs
-#: whose cameras both move; logistic, C 1; refitting with the pairs where one camera moves did not help). Left-one-seed-out there: right 103 / 96 -> 107 / 101 of 120 at CRF 20 /
+#: whose cameras both move; logistic, C 1; refitting with the pairs where one camera moves did not help).
+#: Left-one-seed-out there: right 103 / 96 -> 107 / 101 of 120 at CRF 20 /
 #: 30, verdicts flipped 11 -> 8 (held out, seeds 28-34, 260 pairs: 214 / 206 -> 226 / 218, flipped 24 -> 22).
 #: Texture correlation on every pair cost MVX-Synth's RID (seed 0: 15 -> 9 of 20; its flat figures seen from
 #: other viewpoints do not correlate); its cameras move at most 0.68 px a frame, so its score is unchanged

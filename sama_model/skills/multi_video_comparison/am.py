@@ -9,7 +9,7 @@ import numpy as np
 
 from ...actions import ToolCall
 from ..context import PolicyContext
-from .common import FRAGILE, Decision, candidate_letters, keep, pick
+from .common import Decision, keep, pick, small_lead
 
 ACTION_QUERY = "What action is the person or main subject performing? Describe the movement in one sentence."
 
@@ -206,11 +206,8 @@ def decide(ctx: PolicyContext) -> Decision:
     ref_actor = main_actor(_objects(ctx, ctx.reference) or [])
     scores = action_scores(ctx)
     letter, why = pick(ctx, scores, "action score (actor motion patterns)")
-    # the lead among the candidates pick chose from (those an option names)
-    top = sorted((scores[c] for c in candidate_letters(ctx).values() if c in scores), reverse=True)[:2]
-    if letter is not None and len(top) == 2 and top[0] - top[1] < AM_FRAGILE_MARGIN:
-        why += (f"; {FRAGILE} the best leads the next by {top[0] - top[1]:.3f} < {AM_FRAGILE_MARGIN} "
-                "(such answers often change when the clips are re-encoded)")
+    if letter is not None:
+        why += small_lead(ctx, scores, AM_FRAGILE_MARGIN)
     actor = f"{ref_actor.get('color', '')} {ref_actor.get('label', '')} {sorted(_pattern_set(ref_actor))}" \
         if ref_actor else "none"
     moving = _actor(ctx, ctx.reference)
