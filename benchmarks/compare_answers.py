@@ -4,7 +4,7 @@ Each side is an ``offline_profile.py --json`` file (its first configuration, or 
 trace folder (``trace_dir=``; one JSON per question, the final step's letter and source). The
 ground truth comes from the data folder's ``data.jsonl`` (``--data``), so accuracy moves can be
 shown next to answer moves. Prints a Markdown table and the changed questions. Per task it also
-counts the answers whose reason marks them fragile in either run (AM, MVR, ART: a small lead; FD: close
+counts the answers whose reason marks them fragile in either run (AM, MVR, ART, VS, SEQ: a small lead; FD: close
 manipulation scores; CNT: one count off would change them; RID: a score near its threshold; SPR: a shared
 camera trend read from a rate near the trend threshold; DE: a count comparison within one) and splits the
 changed answers into marked and unmarked: how well the trace warns of the answers that re-encoding moves.

@@ -423,6 +423,22 @@ def test_seq_orders_by_continuity(tmp_path):
                      ("Clip 3", "Clip 2")]
 
 
+@pytest.mark.parametrize("c3_c2,fragile", [
+    (0.3, ""),  # C's mean continuity 0.2
+    (0.9, "; fragile: B leads C by 0.100 < 0.15 (re-encoding could flip this answer)")])
+def test_seq_answer_with_a_small_lead_is_marked_fragile(tmp_path, c3_c2, fragile):
+    """B (Clip 1 -> 2 -> 3) has mean continuity (0.9 + 0.5) / 2 = 0.7; C (3 -> 2 -> 1) 0.2 leaves it unmarked,
+    0.6 (Clip 3 -> 2 read at 0.9) is a lead of 0.1, under SEQ_FRAGILE_MARGIN: marked."""
+    script = {"c1": {"next": {"c2": 0.9, "c3": 0.2}}, "c2": {"next": {"c3": 0.5, "c1": 0.3}},
+              "c3": {"next": {"c2": c3_c2}}}
+    opts = {"A": "Clip 2, Clip 1, Clip 3", "B": "Clip 1, Clip 2, Clip 3", "C": "Clip 3, Clip 2, Clip 1"}
+    letter, _, trace = solve(tmp_path, script, "SEQ", "What is the correct chronological order of the clips?", opts,
+                             {"Clip 1": "c1", "Clip 2": "c2", "Clip 3": "c3"})
+    c = (c3_c2 + 0.3) / 2
+    assert letter == "B"
+    assert trace["steps"][-1]["reason"] == f"mean continuity per option: A=0.250, B=0.700, C={c:.3f}{fragile}"
+
+
 def test_spr_shared_camera_trend(tmp_path):
     script = {"ref": {"trends": ["pan_left", "zoom_in"]}, "a": {"trends": ["tilt_up"]}, "b": {"trends": ["static"]},
               "c": {"trends": ["zoom_in"]}, "d": {"trends": ["pan_right"]}}
@@ -489,14 +505,18 @@ def test_art_answer_with_a_small_lead_is_marked_fragile(a_style, fragile):
                                  f"Video C=0.200, Video D=0.100){fragile}"))
 
 
-def test_vs_is_not_marked_by_the_art_margin():
-    """The similarity decision marks a small lead only when its task gives a margin (VS does not)."""
+@pytest.mark.parametrize("a_content,fragile", [
+    (0.46, ""),
+    (0.485, "; fragile: Video B leads Video A by 0.015 < 0.02 (re-encoding could flip this answer)")])
+def test_vs_answer_with_a_small_lead_is_marked_fragile(a_content, fragile):
+    """B's content similarity 0.5 leads A's by 0.04 (over VS_FRAGILE_MARGIN, unmarked) or by 0.015 (marked; no
+    reader answers, so no tie-break)."""
     from sama_model.skills.multi_video_comparison.vs import decide
 
     ctx = _cmp_ctx("VS", "Which candidate is a near-duplicate of the reference?",
-                   _sims("content", {"Video A": 0.46, "Video B": 0.5, "Video C": 0.2, "Video D": 0.1}))
-    assert decide(ctx) == ("B", ("highest content similarity: Video B (Video A=0.460, Video B=0.500, "
-                                 "Video C=0.200, Video D=0.100)"))
+                   _sims("content", {"Video A": a_content, "Video B": 0.5, "Video C": 0.2, "Video D": 0.1}))
+    assert decide(ctx) == ("B", (f"highest content similarity: Video B (Video A={a_content:.3f}, Video B=0.500, "
+                                 f"Video C=0.200, Video D=0.100){fragile}"))
 
 
 def _camera(video: str, trends: list[str], pan: float = 0.0, tilt: float = 0.0, zoom: float = 0.0):

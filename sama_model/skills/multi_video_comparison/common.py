@@ -31,8 +31,8 @@ def candidate_letters(ctx: PolicyContext) -> dict[str, str]:
     return mapping
 
 
-#: what a decision's reason says when a small change of its evidence would change it (AM, MVR, ART: a small
-#: lead, see :func:`small_lead`; FD, in ``temporal_grounding/policy.py``: close manipulation scores; CNT: one
+#: what a decision's reason says when a small change of its evidence would change it (AM, MVR, ART, VS, SEQ: a
+#: small lead, see :func:`small_lead` and :func:`lead_mark`; FD, in ``temporal_grounding/policy.py``: close manipulation scores; CNT: one
 #: count off; RID: a score near its threshold; SPR: a shared trend read from a rate near the trend threshold;
 #: DE, in ``subtitle/de.py``: a count comparison within one), so that a reader of the trace, and
 #: ``benchmarks/compare_answers.py``, can tell the answers re-encoding is likely to move
@@ -52,8 +52,13 @@ def argmax(scores: dict[str, float]) -> str | None:
 def small_lead(ctx: PolicyContext, scores: dict[str, float], margin: float) -> str:
     """``"; fragile: ..."`` when the best of the candidates :func:`pick` chooses from (those an option
     names) leads the next by less than ``margin``, naming both and the lead; else ``""``."""
-    named = [c for c in candidate_letters(ctx).values() if c in scores]
-    ranked = sorted(named, key=lambda c: -scores[c])  # stable: the first listed first on a tie, as pick
+    return lead_mark([c for c in candidate_letters(ctx).values() if c in scores], scores, margin)
+
+
+def lead_mark(keys: list[str], scores: dict[str, float], margin: float) -> str:
+    """:func:`small_lead` over the given keys of ``scores`` (candidates, or option letters where a task
+    scores the options themselves, as SEQ does)."""
+    ranked = sorted(keys, key=lambda c: -scores[c])  # stable: the first listed first on a tie, as pick/argmax
     if len(ranked) < 2 or scores[ranked[0]] - scores[ranked[1]] >= margin:
         return ""
     return (f"; {FRAGILE} {ranked[0]} leads {ranked[1]} by {scores[ranked[0]] - scores[ranked[1]]:.3f} < {margin} "

@@ -3,7 +3,14 @@ from __future__ import annotations
 
 from ...actions import ToolCall
 from ..context import PolicyContext, mentions
-from .common import Decision, argmax, keep
+from .common import Decision, argmax, keep, lead_mark
+
+#: an answer whose option order leads the next by less than this (mean continuity) is marked fragile in its reason.
+#: Set from MVX-Synth seed 0 (the demo set, 20 SEQ questions) answered at CRF 20 and at CRF 30: no answer changed;
+#: an option's mean continuity moved by 0.035 (median) to 0.136, the lead between the best two by up to 0.158
+#: (0.122 at the 90th percentile); 3 of the 20 lead by less than 0.15 (0.037, 0.115, 0.136). Checked on seed 83
+#: (never fitted, CRF 20 vs its CRF 30 copy): no answer changed, 3 of 20 marked in either run.
+SEQ_FRAGILE_MARGIN = 0.15
 
 
 def option_orders(ctx: PolicyContext) -> dict[str, list[str]]:
@@ -42,7 +49,8 @@ def _continuity(ctx: PolicyContext, a: str, b: str) -> float | None:
 
 
 def decide(ctx: PolicyContext) -> Decision:
-    """The option order whose consecutive clips continue each other best (mean continuity)."""
+    """The option order whose consecutive clips continue each other best (mean continuity); a lead under
+    SEQ_FRAGILE_MARGIN is marked fragile."""
     scores: dict[str, float] = {}
     for letter, seq in option_orders(ctx).items():
         vals = [_continuity(ctx, a, b) for a, b in zip(seq, seq[1:])]
@@ -52,4 +60,5 @@ def decide(ctx: PolicyContext) -> Decision:
     if not scores:
         return None, "no continuity evidence for any option order"
     best = argmax(scores)
-    return best, "mean continuity per option: " + ", ".join(f"{k}={v:.3f}" for k, v in scores.items())
+    why = "mean continuity per option: " + ", ".join(f"{k}={v:.3f}" for k, v in scores.items())
+    return best, why + lead_mark(list(scores), scores, SEQ_FRAGILE_MARGIN)
