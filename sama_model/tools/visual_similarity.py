@@ -41,7 +41,8 @@ def default_compare(ea: np.ndarray, eb: np.ndarray) -> dict[str, Any]:
 
 
 def reread_pair(ea: np.ndarray, eb: np.ndarray, aspects: tuple[str, str], aspect: str,
-                embed_a: Callable[[str], np.ndarray], embed_b: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+                embed_a: Callable[[str], np.ndarray],
+                embed_b: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """The embeddings a pair is compared on: a side whose backend asked for another aspect
     (``pair_aspects``) is embedded again under it, unless that read is empty (then the first one stays)."""
     out = []
@@ -92,7 +93,8 @@ class VisualSimilarityTool(Tool):
         ea, eb = self.embeddings(video_a, window, aspect), self.embeddings(video_b, window, aspect)
         pair = getattr(self.backend, "pair_aspects", None)  # a backend may re-read a side given its partner
         if callable(pair):
-            ea, eb = reread_pair(ea, eb, pair(ea, eb, aspect), aspect, lambda asp: self.embeddings(video_a, window, asp),
+            ea, eb = reread_pair(ea, eb, pair(ea, eb, aspect), aspect,
+                                 lambda asp: self.embeddings(video_a, window, asp),
                                  lambda asp: self.embeddings(video_b, window, asp))
         custom = getattr(self.backend, "compare_embeddings", None)
         out = custom(ea, eb, aspect) if callable(custom) else None  # a backend may score only some aspects

@@ -32,10 +32,10 @@ def candidate_letters(ctx: PolicyContext) -> dict[str, str]:
 
 
 #: what a decision's reason says when a small change of its evidence would change it (AM, MVR, ART, VS, SEQ: a
-#: small lead, see :func:`small_lead` and :func:`lead_mark`; FD, in ``temporal_grounding/policy.py``: close manipulation scores; CNT: one
-#: count off; RID: a score near its threshold; SPR: a shared trend read from a rate near the trend threshold;
-#: DE, in ``subtitle/de.py``: a count comparison within one), so that a reader of the trace, and
-#: ``benchmarks/compare_answers.py``, can tell the answers re-encoding is likely to move
+#: small lead, see :func:`small_lead` and :func:`lead_mark`; FD, in ``temporal_grounding/policy.py``: close
+#: manipulation scores; CNT: one count off; RID: a score near its threshold; SPR: a shared trend read from a
+#: rate near the trend threshold; DE, in ``subtitle/de.py``: a count comparison within one), so that a reader
+#: of the trace, and ``benchmarks/compare_answers.py``, can tell the answers re-encoding is likely to move
 FRAGILE = "fragile:"
 
 
