@@ -143,3 +143,27 @@ def test_association_cost_is_the_plain_form_bit_for_bit():
                 assert got == want, (i, step, gate)
                 n += got < 1e6
     assert n > 100  # many pairs within the gates, not only the early exits
+
+
+def test_rescue_gate_links_a_fast_turn_only_among_the_unmatched():
+    """A red object sliding 20 px a step turns down 60 px (3.3 sizes from where it was, past the 2.5 gate)
+    next to a still red object of its size: with ``rescue_gate`` its track continues and the still
+    object's track is untouched; without it the turn starts a new track."""
+    from sama_model.backends.lite.segmentation import Segment
+    from sama_model.backends.lite.tracker import associate
+
+    def seg(x: float, y: float) -> Segment:
+        return Segment(box=(x - 10, y - 10, x + 10, y + 10), centroid=(x, y), area=400.0, color="red",
+                       shape="circle", rgb=(200, 30, 30), circularity=1.0, solidity=1.0, vertices=0, aspect=1.0)
+
+    mover = [(50, 100), (70, 100), (90, 100), (80, 160), (75, 190)]
+    frames = [[seg(*p), seg(80, 150)] for p in mover]
+    split = associate(frames, 400.0, gate=2.5)
+    assert sorted(len(t.steps) for t in split) == [2, 3, 5]
+    tracks = associate(frames, 400.0, gate=2.5, rescue_gate=4.0)
+    assert len(tracks) == 2
+    by_start = {tuple(t.segments[0].centroid): t for t in tracks}
+    assert [tuple(s.centroid) for s in by_start[(50, 100)].segments] == mover
+    assert [tuple(s.centroid) for s in by_start[(80, 150)].segments] == [(80, 150)] * 5
+    # a wider gate for every pair is no rescue: a rescue gate not above the gate changes nothing
+    assert sorted(len(t.steps) for t in associate(frames, 400.0, gate=2.5, rescue_gate=2.5)) == [2, 3, 5]

@@ -27,7 +27,6 @@ from mvx_tasks.video_decoder import VideoClip
 from .actor import motion_actor
 from .common import (
     FRAME_MEMO,
-    TRACK_FRAMES,
     Window,
     grey_small,
     window_indices,
@@ -41,6 +40,17 @@ from .tracker import LiteObjectTracker
 from .trajectory import classify_track
 
 _FLOW_SIDE = 160
+#: frames of the window the analyser's tracker segments, the costliest part of a call (~13 ms a frame at
+#: 224 px): 16, not the object tracker's TRACK_FRAMES (24), so a call on a 3-s 224-px clip takes 0.435 s on
+#: one core, not 0.551 s (2026-12-05's machine; issue 19's bound is 0.5 s). What it costs: the main
+#: actor's pattern (data["objects"]) was named right for 90 of the real-footage composite's 200 AM videos
+#: of fitting seeds 3 and 8, against 98 at 24 frames (orbits and zig-zags turn between samples), and for
+#: 71 of MVX-Synth seed 0's 100 at both. AM's answers read data["mover"], which reads every frame.
+MOTION_TRACK_FRAMES = 16
+#: the analyser's tracker links an object left unmatched to a track left unmatched within this many
+#: object sizes (:func:`.tracker.associate`'s ``rescue_gate``; the first matching's gate is 2.5): with
+#: every second frame a ball bouncing at 35 px a frame jumps ~3.3 sizes at its floor
+MOTION_RESCUE_GATE = 4.0
 
 
 def _grey(frame: np.ndarray) -> np.ndarray:
@@ -80,7 +90,7 @@ class LiteMotionAnalyzer:
 
     def __init__(
         self,
-        max_frames: int = TRACK_FRAMES,
+        max_frames: int = MOTION_TRACK_FRAMES,
         segments: int = 3,
         pan_threshold: float = 0.04,
         tilt_threshold: float = 0.04,
@@ -94,9 +104,8 @@ class LiteMotionAnalyzer:
         self.mover = bool(mover)
         self.segments = int(segments)
         self.thresholds = {"pan": float(pan_threshold), "tilt": float(tilt_threshold), "zoom": float(zoom_threshold)}
-        self.tracker = LiteObjectTracker(
-            max_frames=self.max_frames, **{k[6:]: v for k, v in track_options.items() if k.startswith("track_")}
-        )
+        track = {"rescue_gate": MOTION_RESCUE_GATE, **{k[6:]: v for k, v in track_options.items() if k.startswith("track_")}}
+        self.tracker = LiteObjectTracker(max_frames=self.max_frames, **track)
 
     # -- camera --------------------------------------------------------------------------------
     def _trends(self, terms: dict[str, float], factor: float = 1.0) -> list[str]:

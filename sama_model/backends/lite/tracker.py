@@ -111,9 +111,14 @@ def _rgb_distance(a: tuple, b: tuple) -> float:
 
 
 def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gate: float = 2.5,
-              colour_weight: float = 1.0) -> list[Track]:
+              colour_weight: float = 1.0, rescue_gate: float | None = None) -> list[Track]:
     """Objects of consecutive sampled frames linked into tracks (Hungarian matching on
-    :func:`_cost`; a track survives ``max_gap`` missed frames); ids in order of first appearance."""
+    :func:`_cost`; a track survives ``max_gap`` missed frames); ids in order of first appearance.
+
+    ``rescue_gate`` (object sizes, larger than ``gate``): a second matching, only among the tracks and
+    objects the first left unmatched in a frame, with this gate. Why: at sparse sampling a fast object
+    turning (a bounce's floor) jumps past ``gate`` from where its track predicts it, and would start a
+    new track; loosening ``gate`` for every pair instead lets crowded objects swap tracks."""
     active: list[Track] = []
     done: list[Track] = []
     for step, segs in enumerate(per_frame):
@@ -127,11 +132,16 @@ def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gat
             cost = np.array([[_cost(t, s, step, diag, gate, colour_weight, p) for s in segs]
                              for t, p in zip(active, preds)])
             rows, cols = linear_sum_assignment(cost)
+            linked = []
             for r, c in zip(rows, cols):
                 if cost[r, c] < _BIG:
-                    active[r].steps.append(step)
-                    active[r].segments.append(segs[c])
-                    matched.add(int(c))
+                    linked.append((int(r), int(c)))
+            if rescue_gate is not None and rescue_gate > gate:
+                linked += _rescue(active, segs, linked, preds, step, diag, rescue_gate, colour_weight)
+            for r, c in linked:
+                active[r].steps.append(step)
+                active[r].segments.append(segs[c])
+                matched.add(c)
         for j, s in enumerate(segs):
             if j not in matched:
                 active.append(Track(id=-1, steps=[step], segments=[s]))
@@ -142,10 +152,25 @@ def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gat
     return tracks
 
 
+def _rescue(active: list[Track], segs: list[Segment], linked: list[tuple[int, int]], preds: list[np.ndarray],
+            step: int, diag: float, gate: float, colour_weight: float) -> list[tuple[int, int]]:
+    """:func:`associate`'s second matching: (track, object) pairs among those ``linked`` left out,
+    within the wider ``gate`` (colour and size limits unchanged)."""
+    free_t = [r for r in range(len(active)) if r not in {r for r, _ in linked}]
+    free_s = [c for c in range(len(segs)) if c not in {c for _, c in linked}]
+    if not free_t or not free_s:
+        return []
+    cost = np.array([[_cost(active[r], segs[c], step, diag, gate, colour_weight, preds[r]) for c in free_s]
+                     for r in free_t])
+    rows, cols = linear_sum_assignment(cost)
+    return [(free_t[r], free_s[c]) for r, c in zip(rows, cols) if cost[r, c] < _BIG]
+
+
 class LiteObjectTracker:
     """Options: ``max_frames`` (frames of the window used), ``max_gap`` (frames a track may miss),
     ``min_track_frames`` (shortest track counted), ``gate`` (largest centroid jump, in object
-    sizes), plus :class:`Segmenter` options prefixed ``seg_`` (e.g. ``seg_fg_delta``)."""
+    sizes), ``rescue_gate`` (a wider gate for objects and tracks left unmatched, see :func:`associate`;
+    off by default), plus :class:`Segmenter` options prefixed ``seg_`` (e.g. ``seg_fg_delta``)."""
 
     OPTION_PREFIXES = ("seg_",)  # **options forwarded by prefix; others are rejected at start
 
@@ -155,12 +180,14 @@ class LiteObjectTracker:
         max_gap: int = 3,
         min_track_frames: int = 3,
         gate: float = 2.5,
+        rescue_gate: float | None = None,
         **seg_options: float,
     ) -> None:
         self.max_frames = int(max_frames)
         self.max_gap = int(max_gap)
         self.min_track_frames = int(min_track_frames)
         self.gate = float(gate)
+        self.rescue_gate = None if rescue_gate is None else float(rescue_gate)
         self.segmenter = Segmenter(**{k[4:]: v for k, v in seg_options.items() if k.startswith("seg_")})
 
     def tracks_for(self, clip: VideoClip, window: Window = (None, None)) -> tuple[list[Track], np.ndarray, np.ndarray]:
@@ -168,7 +195,7 @@ class LiteObjectTracker:
         idx = window_indices(clip, window, self.max_frames)
         per_frame = segment_indices(clip.frames, idx, self.segmenter)
         h, w = clip.frames.shape[1:3]
-        tracks = associate(per_frame, float(np.hypot(h, w)), self.max_gap, self.gate)
+        tracks = associate(per_frame, float(np.hypot(h, w)), self.max_gap, self.gate, rescue_gate=self.rescue_gate)
         return tracks, idx, clip.timestamps[idx]
 
     def min_length(self, n_steps: int) -> int:
