@@ -104,7 +104,8 @@ class LiteMotionAnalyzer:
         self.mover = bool(mover)
         self.segments = int(segments)
         self.thresholds = {"pan": float(pan_threshold), "tilt": float(tilt_threshold), "zoom": float(zoom_threshold)}
-        track = {"rescue_gate": MOTION_RESCUE_GATE, **{k[6:]: v for k, v in track_options.items() if k.startswith("track_")}}
+        track = {"rescue_gate": MOTION_RESCUE_GATE,
+                 **{k[6:]: v for k, v in track_options.items() if k.startswith("track_")}}
         self.tracker = LiteObjectTracker(max_frames=self.max_frames, **track)
 
     # -- camera --------------------------------------------------------------------------------
