@@ -132,10 +132,7 @@ def associate(per_frame: list[list[Segment]], diag: float, max_gap: int = 3, gat
             cost = np.array([[_cost(t, s, step, diag, gate, colour_weight, p) for s in segs]
                              for t, p in zip(active, preds)])
             rows, cols = linear_sum_assignment(cost)
-            linked = []
-            for r, c in zip(rows, cols):
-                if cost[r, c] < _BIG:
-                    linked.append((int(r), int(c)))
+            linked = [(int(r), int(c)) for r, c in zip(rows, cols) if cost[r, c] < _BIG]
             if rescue_gate is not None and rescue_gate > gate:
                 linked += _rescue(active, segs, linked, preds, step, diag, rescue_gate, colour_weight)
             for r, c in linked:
@@ -156,8 +153,9 @@ def _rescue(active: list[Track], segs: list[Segment], linked: list[tuple[int, in
             step: int, diag: float, gate: float, colour_weight: float) -> list[tuple[int, int]]:
     """:func:`associate`'s second matching: (track, object) pairs among those ``linked`` left out,
     within the wider ``gate`` (colour and size limits unchanged)."""
-    free_t = [r for r in range(len(active)) if r not in {r for r, _ in linked}]
-    free_s = [c for c in range(len(segs)) if c not in {c for _, c in linked}]
+    taken_t, taken_s = {r for r, _ in linked}, {c for _, c in linked}
+    free_t = [r for r in range(len(active)) if r not in taken_t]
+    free_s = [c for c in range(len(segs)) if c not in taken_s]
     if not free_t or not free_s:
         return []
     cost = np.array([[_cost(active[r], segs[c], step, diag, gate, colour_weight, preds[r]) for c in free_s]
