@@ -270,15 +270,23 @@ def _warp(src: np.ndarray, m: np.ndarray, size: tuple[int, int], flags: int, bor
     return cv2.warpPerspective(src, m, size, flags=flags, borderMode=border, borderValue=0)
 
 
-def _background_diff(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Per sampled frame, where it differs from the median background (bool, before the local test
-    and the clean-up) and where that background was seen (bool); memoised per clip, sampled frames and
-    maps, so ``movers(local=False)`` (the count) and ``movers(local=True)`` (the motion actor) share it."""
+def _background_diff(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray],
+                     floor: float = DIFF_FLOOR) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per sampled frame, where it differs from the median background by more than the threshold with
+    ``floor`` (bool, before the local test and the clean-up) and where that background was seen (bool).
+    The differences are memoised per clip, sampled frames and maps, so ``movers(local=False)`` (the count)
+    and ``movers(local=True)`` (the motion actor) share them, at any floor."""
     key = ("mover-fg", tuple(int(i) for i in idx), b"".join(np.asarray(m, np.float64).tobytes() for m in maps))
-    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _background_diff_compute(clip, idx, maps))
+    diffs, noises, rises, oks = FRAME_MEMO.get(clip.frames, int(idx[0]), key,
+                                               lambda _f: _background_diff_compute(clip, idx, maps))
+    return [d > max(floor, noise) + rise for d, noise, rise in zip(diffs, noises, rises)], oks
 
 
-def _background_diff_compute(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def _background_diff_compute(clip: VideoClip, idx: np.ndarray,
+                             maps: list[np.ndarray]) -> tuple[list[np.ndarray], list[float], list[np.ndarray], list[np.ndarray]]:
+    """Per sampled frame: the difference from the median background (uint8, 0 where it was not seen), the
+    noise part of its threshold (NOISE_FACTOR x its median; 255 where nothing was seen), the threshold's rise
+    along the background's edges, and where the background was seen (bool)."""
     smalls = [FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small) for i in idx]
     n = len(idx)
     h, w = smalls[0].shape[:2]
@@ -307,7 +315,7 @@ def _background_diff_compute(clip: VideoClip, idx: np.ndarray, maps: list[np.nda
     mosaic = median_u8(stack)  # (the stack is reordered)
     seen = (valid >= max(3, n // 3)).astype(np.uint8) * 255
     k5 = np.ones((5, 5), np.uint8)
-    fgs, oks = [], []
+    diffs, noises, rises, oks = [], [], [], []
     seen_maps: dict[bytes, tuple[np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray]] = {}
     for k in range(n):
         key = np.asarray(maps[k], np.float64).tobytes()
@@ -317,10 +325,11 @@ def _background_diff_compute(clip: VideoClip, idx: np.ndarray, maps: list[np.nda
         # misregistration by a pixel or two on texture is no motion: the smallest difference within 5x5
         d = cv2.erode(_absdiff_max(smalls[k], bg), k5)
         d[ok_neg] = 0
-        thr = max(DIFF_FLOOR, NOISE_FACTOR * float(fast_median(d[ok]))) if ok_any else 255.0
-        fgs.append(d > thr + rise)
+        diffs.append(d)
+        noises.append(NOISE_FACTOR * float(fast_median(d[ok])) if ok_any else 255.0)
+        rises.append(rise)
         oks.append(ok.copy())
-    return fgs, oks
+    return diffs, noises, rises, oks
 
 
 def _background_at(mosaic: np.ndarray, seen: np.ndarray, back: np.ndarray, size: tuple[int, int],
@@ -343,7 +352,8 @@ def _background_at(mosaic: np.ndarray, seen: np.ndarray, back: np.ndarray, size:
     return bg, ok, ok_any, ~ok, rise
 
 
-def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], local: bool = False) -> list[np.ndarray]:
+def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], local: bool = False,
+                     floor: float = DIFF_FLOOR) -> list[np.ndarray]:
     """Per sampled frame, uint8 mask (small-frame pixels) of what moves relative to the background.
 
     The background is the per-pixel median of every sampled frame warped into the middle frame's
@@ -354,7 +364,7 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], l
     registered through the mosaic's maps) counts too: an object spinning, pulsing or shaking in
     place is part of the median, but changes from one moment to the next.
     """
-    fgs, oks = _background_diff(clip, idx, maps)
+    fgs, oks = _background_diff(clip, idx, maps, floor)
     smalls = [FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small) for i in idx]
     n = len(idx)
     h, w = smalls[0].shape[:2]
@@ -388,7 +398,7 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], l
             if len(near) >= 2:
                 lo = order_stats(near, (len(near) // 2 - 1 if len(near) > 2 else 0,))[0]
                 lo[~ok] = 0
-                fg |= lo > max(DIFF_FLOOR, NOISE_FACTOR * float(fast_median(lo[ok]))) if ok.any() else False
+                fg |= lo > max(floor, NOISE_FACTOR * float(fast_median(lo[ok]))) if ok.any() else False
         fg = cv2.dilate(fg.astype(np.uint8), k5)  # the erosion above shrank every region
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, k3)
         masks.append(fg)
@@ -427,12 +437,12 @@ def _regions(frame: np.ndarray, mask: np.ndarray, small: np.ndarray | None = Non
     return out[:12]
 
 
-def _compute(clip: VideoClip, idx: np.ndarray, local: bool = False) -> Movers:
+def _compute(clip: VideoClip, idx: np.ndarray, local: bool = False, floor: float = DIFF_FLOOR) -> Movers:
     chain = camera_chain(clip, idx)
     # the refined maps (a homography fit per frame under a moving camera) are shared by both kinds of call
     maps = FRAME_MEMO.get(clip.frames, int(idx[0]), ("mover-maps", tuple(int(i) for i in idx)),
                           lambda _f: _to_middle(clip, idx, chain))
-    masks = foreground_masks(clip, idx, maps, local)
+    masks = foreground_masks(clip, idx, maps, local, floor)
     per_frame = [_regions(clip.frames[int(i)], m, FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small))
                  for i, m in zip(idx, masks)]
     h, w = clip.frames.shape[1:3]
@@ -448,14 +458,14 @@ def _compute(clip: VideoClip, idx: np.ndarray, local: bool = False) -> Movers:
 
 
 def movers(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES,
-           local: bool = False) -> Movers:
-    """Independently moving objects of the window (memoised per clip and sampled frames); ``local``
-    also finds objects acting in place (see :func:`foreground_masks`)."""
+           local: bool = False, floor: float = DIFF_FLOOR) -> Movers:
+    """Independently moving objects of the window (memoised per clip, sampled frames and ``floor``, the
+    foreground threshold's floor); ``local`` also finds objects acting in place (see :func:`foreground_masks`)."""
     idx = window_indices(clip, window, max_frames)
     if len(idx) == 0:
         return Movers([], idx, clip.timestamps[idx], np.zeros((0, 2)), [], [], [], 1.0)
-    key = ("movers", tuple(int(i) for i in idx), bool(local))
-    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _compute(clip, idx, local))
+    key = ("movers", tuple(int(i) for i in idx), bool(local), float(floor))
+    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _compute(clip, idx, local, floor))
 
 
 def scene_path(m: Movers, track: Track) -> np.ndarray:
