@@ -25,8 +25,10 @@ log = logging.getLogger(__name__)
 #: layout, motion pattern rules; 4: lite reader background colour, model backends' one option vocabulary;
 #: 5: lite motion analyzer's flow-read mover, lite identity located by flow and cut blurred under a
 #: moving camera; 6: lite identity adds texture correlation when both cameras move; 7: lite identity rows
-#: carry the path that read them; a still clip beside a clearly moving one is read the moving way, with texture)
-CACHE_REVISION = 7
+#: carry the path that read them; a still clip beside a clearly moving one is read the moving way, with texture;
+#: 8: lite motion analyzer's tracker reads 16 frames with a rescue matching, lite count of moving objects
+#: reads the regions at two foreground floors)
+CACHE_REVISION = 8
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 
