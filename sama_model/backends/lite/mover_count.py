@@ -49,10 +49,10 @@ MIN_TRAVEL_SIZES = 0.6
 #: photograph over a bike rack) came out as fragments under the size limit, so the regions undercounted
 #: (exact on 571 of 1200 readings at 22). Measured on the real-footage composite fitting seeds 1, 3, 4, 7,
 #: 8, 9 of generator version 3 (1200 readings at CRF 20 and 30, 240 answers), against the earlier count
-#: (regions and points at 22, joined), both without the local test: answers right 182 -> 184, changed by CRF 30
-#: 24 -> 13; on new seeds
-#: 47 and 48 (CNT, 80 answers): right 54 -> 63, changed 6 -> 4. (On version 2, whose "still" cut-outs slid
-#: with the footage's own camera, a low floor gained nothing: it turned undercounts into overcounts of those.)
+#: (regions and points at 22, joined), both without the local test: answers right 182 -> 184, changed by
+#: CRF 30 24 -> 13; on new seeds 47 and 48 (CNT, 80 answers): right 54 -> 63, changed 6 -> 4. (On version 2,
+#: whose "still" cut-outs slid with the footage's own camera, a low floor gained nothing: it turned
+#: undercounts into overcounts of those.)
 COUNT_DIFF_FLOOR = 12.0
 
 
