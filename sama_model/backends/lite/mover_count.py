@@ -323,10 +323,9 @@ def mover_counts(clip: VideoClip, window: Window = (None, None), max_frames: int
     strict = movers(clip, window, max_frames, local=True, floor=DIFF_FLOOR)
     by_low, counted, near = _region_count(m, width, height)
     by_strict, counted_strict, near_strict = _region_count(strict, width, height)
-    count = max(by_low, by_strict)
-    shown = m if by_low >= by_strict else strict
-    if by_strict > by_low:
-        counted, near = counted_strict, near_strict
+    count, shown = by_low, m
+    if by_strict > by_low:  # the tracks shown are those of the floor that counted
+        count, shown, counted, near = by_strict, strict, counted_strict, near_strict
     shares = [(g, foreground_share(g, m.masks)) for g in rigid_groups(point_tracks(clip, m))]
     groups = [g for g, share in shares if share >= POINT_ON_FG]
     if any(abs(share - POINT_ON_FG) < 0.25 * POINT_ON_FG for _, share in shares):

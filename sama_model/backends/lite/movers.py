@@ -274,8 +274,8 @@ def _background_diff(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray],
                      floor: float = DIFF_FLOOR) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Per sampled frame, where it differs from the median background by more than the threshold with
     ``floor`` (bool, before the local test and the clean-up) and where that background was seen (bool).
-    The differences are memoised per clip, sampled frames and maps, so ``movers(local=False)`` (the count)
-    and ``movers(local=True)`` (the motion actor) share them, at any floor."""
+    The differences are memoised per clip, sampled frames and maps, so every ``movers`` call on them (the
+    count's two floors, the motion actor) shares them."""
     key = ("mover-fg", tuple(int(i) for i in idx), b"".join(np.asarray(m, np.float64).tobytes() for m in maps))
     diffs, noises, rises, oks = FRAME_MEMO.get(clip.frames, int(idx[0]), key,
                                                lambda _f: _background_diff_compute(clip, idx, maps))
@@ -352,6 +352,55 @@ def _background_at(mosaic: np.ndarray, seen: np.ndarray, back: np.ndarray, size:
     return bg, ok, ok_any, ~ok, rise
 
 
+def _near_diff(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray],
+               oks: list[np.ndarray]) -> list[tuple[np.ndarray, float] | None]:
+    """Per sampled frame, the local test's difference from its near frames (:data:`LOCAL_STEPS` away,
+    registered through the maps; the lower middle of those differences, 0 where the background was not seen)
+    with the noise part of its threshold, or None for a frame with fewer than two near frames. Memoised like
+    :func:`_background_diff`, so a count's two floors and the motion actor share one computation."""
+    key = ("mover-near", tuple(int(i) for i in idx), b"".join(np.asarray(m, np.float64).tobytes() for m in maps))
+    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _near_diff_compute(clip, idx, maps, oks))
+
+
+def _near_diff_compute(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray],
+                       oks: list[np.ndarray]) -> list[tuple[np.ndarray, float] | None]:
+    smalls = [FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small) for i in idx]
+    n = len(idx)
+    h, w = smalls[0].shape[:2]
+    pad_x, pad_y = int(0.25 * w), int(0.25 * h)
+    shift = np.array([[1, 0, pad_x], [0, 1, pad_y], [0, 0, 1]], np.float64)
+    k5 = np.ones((5, 5), np.uint8)
+    eye = np.eye(3)
+    # Two frames whose maps register them exactly (every pair under a still camera) differ by the same
+    # pixels either way (the warp is a copy, the absolute difference symmetric): each such pair's
+    # difference is made once, not by both frames (half of the ~90 neighbour differences of a still clip:
+    # the local test 7 -> 3 ms on the 224-px clip)
+    still_pairs: dict[tuple[int, int], np.ndarray] = {}
+    out: list[tuple[np.ndarray, float] | None] = []
+    for k in range(n):
+        ok = oks[k]
+        near = []
+        back = np.linalg.inv(shift @ maps[k])  # (once per frame, not per neighbour: the same matrix)
+        for j in (k + s for s in LOCAL_STEPS if 0 <= k + s < n):
+            m = back @ shift @ maps[j]
+            if np.array_equal(m, eye):
+                pair = (min(j, k), max(j, k))
+                if pair not in still_pairs:
+                    still_pairs[pair] = cv2.erode(_absdiff_max(smalls[k], smalls[j]), k5)
+                near.append(still_pairs[pair].copy())  # (order_stats reorders its rows in place)
+                continue
+            warped = _warp(smalls[j], m, (w, h), cv2.INTER_LINEAR, cv2.BORDER_REPLICATE)
+            near.append(cv2.erode(_absdiff_max(smalls[k], warped), k5))
+        if len(near) < 2:
+            out.append(None)
+            continue
+        lo = order_stats(near, (len(near) // 2 - 1 if len(near) > 2 else 0,))[0]
+        lo[~ok] = 0
+        # (no seen background: a threshold above any difference, as before)
+        out.append((lo, NOISE_FACTOR * float(fast_median(lo[ok])) if ok.any() else 256.0))
+    return out
+
+
 def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], local: bool = False,
                      floor: float = DIFF_FLOOR) -> list[np.ndarray]:
     """Per sampled frame, uint8 mask (small-frame pixels) of what moves relative to the background.
@@ -365,40 +414,14 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], l
     place is part of the median, but changes from one moment to the next.
     """
     fgs, oks = _background_diff(clip, idx, maps, floor)
-    smalls = [FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small) for i in idx]
-    n = len(idx)
-    h, w = smalls[0].shape[:2]
-    pad_x, pad_y = int(0.25 * w), int(0.25 * h)
-    shift = np.array([[1, 0, pad_x], [0, 1, pad_y], [0, 0, 1]], np.float64)
+    near = _near_diff(clip, idx, maps, oks) if local else [None] * len(idx)
     k5 = np.ones((5, 5), np.uint8)
     k3 = np.ones((3, 3), np.uint8)
     masks = []
-    eye = np.eye(3)
-    # Two frames whose maps register them exactly (every pair under a still camera) differ by the same
-    # pixels either way (the warp is a copy, the absolute difference symmetric): each such pair's
-    # difference is made once, not by both frames (half of the ~90 neighbour differences of a still clip:
-    # the local test 7 -> 3 ms on the 224-px clip)
-    still_pairs: dict[tuple[int, int], np.ndarray] = {}
-    for k in range(n):
-        fg, ok = fgs[k], oks[k]
-        if local:
-            fg = fg.copy()  # (the memoised difference is shared)
-            near = []
-            back = np.linalg.inv(shift @ maps[k])  # (once per frame, not per neighbour: the same matrix)
-            for j in (k + s for s in LOCAL_STEPS if 0 <= k + s < n):
-                m = back @ shift @ maps[j]
-                if np.array_equal(m, eye):
-                    pair = (min(j, k), max(j, k))
-                    if pair not in still_pairs:
-                        still_pairs[pair] = cv2.erode(_absdiff_max(smalls[k], smalls[j]), k5)
-                    near.append(still_pairs[pair].copy())  # (order_stats reorders its rows in place)
-                    continue
-                warped = _warp(smalls[j], m, (w, h), cv2.INTER_LINEAR, cv2.BORDER_REPLICATE)
-                near.append(cv2.erode(_absdiff_max(smalls[k], warped), k5))
-            if len(near) >= 2:
-                lo = order_stats(near, (len(near) // 2 - 1 if len(near) > 2 else 0,))[0]
-                lo[~ok] = 0
-                fg |= lo > max(floor, NOISE_FACTOR * float(fast_median(lo[ok]))) if ok.any() else False
+    for fg, frame_near in zip(fgs, near):
+        if frame_near is not None:
+            lo, noise = frame_near
+            fg |= lo > max(floor, noise)  # (fg is this call's own array: the memo keeps the differences)
         fg = cv2.dilate(fg.astype(np.uint8), k5)  # the erosion above shrank every region
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, k3)
         masks.append(fg)
