@@ -68,7 +68,7 @@ def _count(path: str) -> dict | str:
     except (VideoDecodeError, OSError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return {"count": int(got["count"]), **{k: int(v) for k, v in got["estimates"].items()},
-            "near": bool(got["near_threshold"])}
+            "graded": float(got["graded_count"]), "near": bool(got["near_threshold"])}
 
 
 def measure(folder: Path, workers: int) -> tuple[list[dict], list[Row], list[dict | str]]:
@@ -102,6 +102,8 @@ def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> 
         counts = {lb: float(g["count"]) for lb in labels if isinstance(g := by_video.get((s["id"], lb)), dict)}
         evidence = {lb: float(by_video[(s["id"], lb)]["regions"] + by_video[(s["id"], lb)]["points"]) for lb in counts}
         ref = by_video.get((s["id"], "Reference"))
+        grades = {lb: float(g["graded"]) for lb in [*counts, "Reference"]
+                  if isinstance(g := by_video.get((s["id"], lb)), dict) and "graded" in g}
         rel = counting_relation(s["question"])
         if not counts or (rel == "eq" and not isinstance(ref, dict)):
             out[s["id"]] = ("", False)
@@ -112,8 +114,8 @@ def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> 
 
         every = {"Reference": float(ref["count"]), **counts} if isinstance(ref, dict) else counts
         reference = "Reference" if isinstance(ref, dict) else None
-        best = choose(count_scores(rel, every.get("Reference"), counts, evidence))
-        out[s["id"]] = (best, bool(one_off_changes(rel, reference, every, evidence, choose)))
+        best = choose(count_scores(rel, every.get("Reference"), counts, evidence, grades, grades.get("Reference")))
+        out[s["id"]] = (best, bool(one_off_changes(rel, reference, every, evidence, choose, grades)))
     return out
 
 

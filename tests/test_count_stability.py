@@ -43,6 +43,24 @@ def test_count_scores_follow_the_relation():
     assert _best(count_scores("lt", None, tied, ev)) == "Video A"
 
 
+def test_graded_counts_break_ties_before_the_evidence():
+    """Two candidates count 2 like the reference: the one whose graded count (2.0) matches the reference's
+    (2.0) wins over 2.333; in more/fewer the larger/smaller grade wins even against more/less evidence, and
+    the evidence decides only between equal grades. A grade never outweighs a count."""
+    tied = {"Video A": 2.0, "Video B": 2.0}
+    grades = {"Video A": 2.333, "Video B": 2.0}
+    scores = count_scores("eq", 2.0, tied, {}, grades, 2.0)
+    assert _best(scores) == "Video B" and scores["Video B"] == -0.0
+    assert _best(count_scores("eq", 2.0, tied, {}, grades, 2.667)) == "Video A"
+    assert count_scores("eq", 2.0, tied, {}, grades) == {"Video A": -0.0, "Video B": -0.0}  # no reference grade
+    ev = {"Video A": 4.0, "Video B": 9.0}
+    assert _best(count_scores("gt", None, tied, ev, grades)) == "Video A"
+    assert _best(count_scores("lt", None, tied, ev, grades)) == "Video B"
+    assert _best(count_scores("gt", None, tied, ev, {"Video A": 2.0, "Video B": 2.0})) == "Video B"
+    assert _best(count_scores("gt", None, {"Video A": 2.0, "Video B": 3.0}, {}, {"Video A": 2.667, "Video B": 3.0})) == "Video B"
+    assert _best(count_scores("eq", 3.0, {"Video A": 2.0, "Video B": 3.0}, {}, {"Video A": 3.0, "Video B": 2.667}, 3.0)) == "Video B"
+
+
 def test_one_off_changes_lists_every_count_whose_one_step_changes_the_choice():
     """Exact lists: the choice is the first listed maximum of the policy's scores; a count never goes
     below zero."""
@@ -62,6 +80,12 @@ def test_one_off_changes_lists_every_count_whose_one_step_changes_the_choice():
     steady = {"Reference": 1.0, "Video A": 0.0, "Video B": 5.0, "Video C": 1.0, "Video D": 2.0}
     assert one_off_changes("lt", "Reference", steady, {}, choose) == []  # A at 0 cannot go lower
     assert one_off_changes("gt", "Reference", steady, {}, choose) == []  # B leads by 3
+    # with graded counts a moved count moves its grade too: B one fewer (2, 2.0) ties A and D at 2, and D's
+    # grade (2.667) wins; A one more (3, 3.0) ties B's count and grade (A listed first); D one more (3, 3.667)
+    # outgrades B
+    grades = {"Reference": 2.0, "Video A": 2.0, "Video B": 3.0, "Video C": 1.0, "Video D": 2.667}
+    assert one_off_changes("gt", "Reference", more, {}, choose, grades) == [
+        ("Video A", 1, "Video A"), ("Video B", -1, "Video D"), ("Video D", 1, "Video D")]
 
 
 def test_answers_from_constructed_counts():

@@ -181,3 +181,52 @@ def test_track_prediction_reads_only_the_last_two_observations() -> None:
     assert np.array_equal(track.predict(8), want) and track.predict(8).dtype == np.float64
     single = Track(id=2, steps=[4], segments=[seg(3.5, 6.25)])
     assert single.predict(9).tolist() == [3.5, 6.25]
+
+
+def test_an_entry_being_computed_is_waited_for_not_computed_again() -> None:
+    """Three threads ask for one entry while the first computes it (as the three counting tools of one
+    video do): it is computed once and all three get that value; a computation that fails is met again by
+    a waiting thread, which computes it itself; an entry of another frames array is its own."""
+    import threading
+    import time
+
+    from sama_model.backends.lite.common import FrameMemo
+
+    memo = FrameMemo()
+    frames = np.zeros((2, 4, 4, 3), np.uint8)
+    calls: list[int] = []
+
+    def slow(frame: np.ndarray) -> list[int]:
+        calls.append(1)
+        time.sleep(0.2)
+        return [len(calls)]
+
+    got: list[list[int]] = []
+    threads = [threading.Thread(target=lambda: got.append(memo.get(frames, 1, "k", slow))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and got == [[1], [1], [1]] and got[0] is got[1] is got[2]
+    other = frames.copy()
+    assert memo.get(other, 1, "k", slow) == [2]
+
+    failures: list[str] = []
+
+    def broken(frame: np.ndarray) -> None:
+        calls.append(1)
+        time.sleep(0.1)
+        raise ValueError("unreadable")
+
+    def ask() -> None:
+        try:
+            memo.get(frames, 0, "bad", broken)
+        except ValueError as exc:
+            failures.append(str(exc))
+
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == ["unreadable", "unreadable"] and len(calls) == 4 and not memo._pending

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.common import FRAME_MEMO, window_indices
-from sama_model.backends.lite.mover_count import (PointTrack, _moves, edge_share, foreground_share,
-                                                  most_at_once, mover_counts, rigid_groups)
+from sama_model.backends.lite.mover_count import (COUNT_FLOORS, PointTrack, _moves, agreed_count, edge_share,
+                                                  foreground_share, most_at_once, mover_counts, rigid_groups)
 from sama_model.backends.lite.movers import camera_chain, movers
 from sama_model.backends.lite.segmentation import Segment
 from sama_model.backends.lite.tracker import Track
@@ -53,6 +53,9 @@ def test_count_is_exact_with_a_glued_patch(n_moving):
     assert got["count"] == n_moving
     assert got["estimates"] == {"regions": n_moving, "points": n_moving}
     assert "estimates" not in got["near_threshold"]
+    readings = got["regions_by_floor"]
+    assert list(readings) == ["10", "12", "14", "16", "19", "22", "26"] == [f"{f:g}" for f in COUNT_FLOORS]
+    assert got["count"] == agreed_count(list(readings.values()))
 
 
 def test_patches_that_start_together_and_separate_count_two():
@@ -67,6 +70,25 @@ def test_most_at_once_counts_a_lost_and_found_object_once():
     assert most_at_once(24, [(0, 10), (12, 24)]) == 1
     assert most_at_once(24, [(0, 10), (8, 24), (12, 20)]) == 2
     assert most_at_once(24, []) == 0
+
+
+def test_a_handover_step_is_not_two_objects():
+    """One object's track ends where the next begins, both alive for one step (the background model split
+    its region there): two at once untrimmed, one with a step trimmed from the inner ends; spans that reach
+    the window's bounds keep them, and two objects alive together for longer stay two."""
+    assert most_at_once(24, [(0, 10), (9, 24)]) == 2
+    assert most_at_once(24, [(0, 10), (9, 24)], trim=1) == 1
+    assert most_at_once(24, [(0, 24), (0, 24)], trim=1) == 2
+    assert most_at_once(24, [(0, 12), (8, 24)], trim=1) == 2
+    assert most_at_once(24, [(5, 6)], trim=1) == 0  # a one-step span trims to nothing
+
+
+def test_agreed_count_is_the_largest_two_floors_reach():
+    assert agreed_count([3, 3, 2, 2, 2, 1, 1]) == 3
+    assert agreed_count([4, 3, 3, 3, 2, 2, 2]) == 3  # one floor alone reading 4 is not trusted
+    assert agreed_count([2, 5, 1, 5, 0, 0, 0]) == 5  # order does not matter
+    assert agreed_count([2, 1, 1, 1, 1, 1, 1], agree=1) == 2
+    assert agreed_count([4]) == 4 and agreed_count([]) == 0
 
 
 def _pt(start: int, path: np.ndarray) -> PointTrack:

@@ -67,6 +67,10 @@ class ObjectTrackerBackend(Protocol):
 
         {"tracks": [{"id": int, "label": str, "times": [t...], "boxes": [[x1,y1,x2,y2]...]}],
          "counts": {label: unique track count}, "max_per_frame": {label: int}}
+
+    Optional: ``"graded_count"`` (float), a count of moving objects with its readings' disagreement kept
+    as a fraction (the lite backend's, see :func:`sama_model.backends.lite.mover_count.graded_count`); the
+    CNT policy breaks ties of the counts with it.
     """
 
     def track(self, clip: VideoClip, query: str = "", window: Window = (None, None)) -> dict: ...

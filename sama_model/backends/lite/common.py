@@ -293,15 +293,22 @@ class FrameMemo:
 
     Several tools look at the same decoded frames within one question; computing each frame's
     measurements once saves most of their time. Entries are keyed by the array's id and checked
-    through a weak reference, so a recycled id never returns another clip's results.
+    through a weak reference, so a recycled id never returns another clip's results. The agent runs
+    a step's tool calls in parallel threads (``scene_graph``, ``object_tracker`` and ``video_reader``
+    of one video at once), so a value being computed is waited for, not computed again (see :meth:`get`).
     """
 
     #: bytes of source images and their downscaled copies that :meth:`resized` keeps
     RESIZED_BYTES = 48 << 20
+    #: seconds a thread waits for another thread's computation of the same entry before computing it itself
+    #: (a safety valve: no code path waits on itself, but a stuck computation must not stall a run)
+    WAIT_S = 120.0
 
     def __init__(self, size: int = 8192) -> None:
         self.size = size
         self._data: "OrderedDict[tuple, tuple[weakref.ref, Any]]" = OrderedDict()
+        # entries being computed: key -> (computing thread, done event, weak reference to the frames)
+        self._pending: dict[tuple, tuple[int, threading.Event, weakref.ref]] = {}
         self._resized: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
         self._resized_bytes = 0
         self._lock = threading.Lock()
@@ -338,18 +345,41 @@ class FrameMemo:
         return out.copy()
 
     def get(self, frames: np.ndarray, index: int, kind: Hashable, fn: Callable[[np.ndarray], Any]) -> Any:
+        """``fn(frames[index])``, remembered under (frames, index, kind).
+
+        Why the waiting: the three tools that count one video's moving objects run in parallel threads
+        and ask for the same background models; without it each computed them (a real-footage CNT
+        question's tool calls took twice the time once the count read seven floors). A thread that finds
+        the entry being computed by another waits for it (at most :data:`WAIT_S`); if that computation
+        failed, it computes the entry itself and meets the error itself."""
         key = (id(frames), int(index), kind)
-        with self._lock:
-            hit = self._data.get(key)
-            if hit is not None and hit[0]() is frames:
-                self._data.move_to_end(key)
-                return hit[1]
-        value = fn(frames[int(index)])
-        with self._lock:
-            self._data[key] = (weakref.ref(frames), value)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-        return value
+        me = threading.get_ident()
+        while True:
+            with self._lock:
+                hit = self._data.get(key)
+                if hit is not None and hit[0]() is frames:
+                    self._data.move_to_end(key)
+                    return hit[1]
+                busy = self._pending.get(key)
+                if busy is None or busy[0] == me or busy[2]() is not frames:
+                    done = threading.Event()
+                    mine = (me, done, weakref.ref(frames))
+                    self._pending[key] = mine
+                    break
+            if not busy[1].wait(self.WAIT_S):
+                return fn(frames[int(index)])  # the other computation is stuck: do not wait for ever
+        try:
+            value = fn(frames[int(index)])
+            with self._lock:
+                self._data[key] = (weakref.ref(frames), value)
+                while len(self._data) > self.size:
+                    self._data.popitem(last=False)
+            return value
+        finally:
+            with self._lock:
+                if self._pending.get(key) is mine:
+                    del self._pending[key]
+            done.set()
 
     def clear(self) -> None:
         with self._lock:

@@ -100,7 +100,7 @@ class LiteSceneGraph:
                                                   "score": 1.0, "color": t["color"], "attributes": {}})
         return {"frames": [{"t": tm, "objects": objs, "relations": []} for tm, objs in sorted(frames.items())],
                 "counts": {"moving object": got["count"]}, "counts_by_name": {}, "total": got["count"],
-                "near_threshold": got["near_threshold"], "frames_used": got["frames_used"],
+                "graded_count": got["graded_count"], "near_threshold": got["near_threshold"], "frames_used": got["frames_used"],
                 "window": window_span(clip, window), "query_filter": "moving object",
                 "method": "motion (camera-compensated background subtraction)"}
 

@@ -95,8 +95,9 @@ def count_query(target: str | None) -> str:
         "How many objects are visible? Answer with a number."
 
 
-#: weight of the count estimates' sum (see :func:`count_evidence`) in a more/fewer decision: small enough to
-#: break only ties of the counts themselves (a sum stays far below 1 / TIE_WEIGHT)
+#: weight of each tie-break key against the key before it (see :func:`count_scores`): the graded count
+#: against the count, the estimates' sum (:func:`count_evidence`) against the graded count. Small enough to
+#: break only ties: a graded count stays far below 1 / TIE_WEIGHT, a sum far below 1 / (3 TIE_WEIGHT)
 TIE_WEIGHT = 0.001
 
 
@@ -106,7 +107,7 @@ def count_evidence(ctx: PolicyContext, video: str) -> float:
     Why: the lite tracker reports two independent estimates beside its count (background-model regions and
     rigid corner groups); two candidates with the same count differ in how much evidence stands behind it
     ("3" from 3 + 2 versus 3 + 3). In a more/fewer question the candidate with more (fewer) evidence wins the
-    tie. On the real-footage composite seeds 7, 1, 3, 4, 8, 9 (with the edge rule of mover_count):
+    tie (since 2026-12-05, a tie that the graded counts leave, :func:`count_grade`). On the real-footage composite seeds 7, 1, 3, 4, 8, 9 (with the edge rule of mover_count):
     CNT questions 76 -> 78 of 100, answers changed by CRF 30 unchanged (11 of 60); seeds 5, 6: 28 -> 29
     of 40 (then with the two estimates joined into the count; since 2026-12-05 the count is the regions'). A
     "same" question keeps the closest count alone (its tie-break by the sums was no better)."""
@@ -117,25 +118,42 @@ def count_evidence(ctx: PolicyContext, video: str) -> float:
         return 0.0
 
 
+def count_grade(ctx: PolicyContext, video: str) -> float | None:
+    """The tracker's graded count for ``video`` (``graded_count``: the count with its readings'
+    disagreement as a fraction, see :func:`sama_model.backends.lite.mover_count.graded_count`); None when
+    the tracker gave none (a detector's count, a named target)."""
+    g = (ctx.latest("object_tracker", video) or {}).get("graded_count")
+    try:
+        return float(g) if g is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
 def count_scores(rel: str, ref: float | None, counts: dict[str, float],
-                 evidence: dict[str, float] | None = None) -> dict[str, float]:
+                 evidence: dict[str, float] | None = None, grades: dict[str, float] | None = None,
+                 ref_grade: float | None = None) -> dict[str, float]:
     """Each candidate's score for the relation (the highest answers): "eq" -> closest to the reference's
-    count, "lt" -> smallest, otherwise largest; ties of the counts in "lt"/"gt" go to the candidate with
-    fewer/more ``evidence`` (:func:`count_evidence`). One place for the rule, so that
-    ``benchmarks/count_stability.py`` answers from counts exactly as the policy does."""
-    ev = evidence or {}
+    count, "lt" -> smallest, otherwise largest. Ties of the counts go to the ``grades`` (:func:`count_grade`):
+    in "eq" the grade closest to ``ref_grade``, in "lt"/"gt" the smaller/larger grade; ties of those in
+    "lt"/"gt" to fewer/more ``evidence`` (:func:`count_evidence`). Each key weighs :data:`TIE_WEIGHT` of the
+    one before, so it only breaks ties. One place for the rule, so that ``benchmarks/count_stability.py``
+    answers from counts exactly as the policy does."""
+    ev, gr = evidence or {}, grades or {}
     if rel == "eq" and ref is not None:
-        return {c: -abs(v - ref) for c, v in counts.items()}
-    if rel == "lt":
-        return {c: -v - TIE_WEIGHT * ev.get(c, 0.0) for c, v in counts.items()}
-    return {c: v + TIE_WEIGHT * ev.get(c, 0.0) for c, v in counts.items()}
+        def off(c: str) -> float:  # how far a candidate's grade lies from the reference's (0: unknown)
+            return abs(gr[c] - ref_grade) if c in gr and ref_grade is not None else 0.0
+        return {c: -abs(v - ref) - TIE_WEIGHT * off(c) for c, v in counts.items()}
+    sign = -1.0 if rel == "lt" else 1.0
+    return {c: sign * (v + TIE_WEIGHT * gr.get(c, v) + TIE_WEIGHT ** 2 * ev.get(c, 0.0)) for c, v in counts.items()}
 
 
 def one_off_changes(rel: str, reference: str | None, counts: dict[str, float], evidence: dict[str, float],
-                    choose: Callable[[dict[str, float]], str | None]) -> list[tuple[str, int, str | None]]:
+                    choose: Callable[[dict[str, float]], str | None],
+                    grades: dict[str, float] | None = None) -> list[tuple[str, int, str | None]]:
     """Every (video, +1 or -1, new choice) where that one video's count one higher or lower changes the
-    choice. ``counts`` holds every video's count, the reference's under ``reference``; ``choose`` turns
-    :func:`count_scores` into the chosen option (the policy's :func:`~.common.pick`).
+    choice. ``counts`` (and ``grades``) hold every video's, the reference's under ``reference``; ``choose``
+    turns :func:`count_scores` into the chosen option (the policy's :func:`~.common.pick`). A count moved
+    moves its grade by the same step (every reading behind it one off).
 
     Why this test: a count is one off far more often than two (the lite counter is exact on about 60 %
     of real-footage videos, within one on about 94 %), and when the same frames are re-encoded a count
@@ -144,15 +162,19 @@ def one_off_changes(rel: str, reference: str | None, counts: dict[str, float], e
     from the counts of its videos at CRF 20 and at CRF 30, ``benchmarks/count_stability.py``): 47 answers
     marked at CRF 20 (46 at CRF 30), 24 of them right; of the 73 unmarked, 68 right; CRF 30 changed 16
     answers, 15 of them marked in one run or both. A rule of the decision's own, no fitted constant."""
-    def choice(cs: dict[str, float]) -> str | None:
-        ref = cs.get(reference) if reference is not None else None
-        return choose(count_scores(rel, ref, {c: v for c, v in cs.items() if c != reference}, evidence))
+    gr = grades or {}
 
-    base = choice(counts)
+    def choice(cs: dict[str, float], gs: dict[str, float]) -> str | None:
+        ref = cs.get(reference) if reference is not None else None
+        return choose(count_scores(rel, ref, {c: v for c, v in cs.items() if c != reference}, evidence, gs,
+                                   gs.get(reference) if reference is not None else None))
+
+    base = choice(counts, gr)
     out = []
     for video, n in counts.items():
         for step in (-1, 1):
-            if n + step >= 0 and (new := choice({**counts, video: n + step})) != base:
+            moved = {**gr, video: gr[video] + step} if video in gr else gr
+            if n + step >= 0 and (new := choice({**counts, video: n + step}, moved)) != base:
                 out.append((video, step, new))
     return out
 
@@ -178,12 +200,13 @@ def decide(ctx: PolicyContext) -> Decision:
     if not counts:
         return None, "no counts for any candidate"
     evidence = {c: count_evidence(ctx, c) for c in counts}
-    scores = count_scores(rel, ref, counts, evidence)
+    grades = {v: g for v in [ctx.reference, *counts] if (g := count_grade(ctx, v)) is not None}
+    scores = count_scores(rel, ref, counts, evidence, grades, grades.get(ctx.reference))
     letter, why = pick(ctx, scores, f"count match ({rel})")
     if letter is not None:
         every = {ctx.reference: ref, **counts} if ref is not None else dict(counts)
         changes = one_off_changes(rel, ctx.reference if ref is not None else None, every, evidence,
-                                  lambda s: pick(ctx, s, "")[0])
+                                  lambda s: pick(ctx, s, "")[0], grades)
         if changes:
             shown = "; ".join(f"{v} one {'more' if step > 0 else 'fewer'} -> {new or 'no answer'}"
                               for v, step, new in changes[:4])
