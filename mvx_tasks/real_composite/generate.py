@@ -44,8 +44,9 @@ MANIFEST = "real_composite.json"
 #: change); 27 (all three tasks) and 28-30 (RID only, 40 pairs each), read once on 2026-12-04 evening by the
 #: code before and after RID's flow locator (chosen on the fitting seeds); 31-33 (RID) and 34 (all three
 #: tasks), read once before and after RID's texture score; 35 (all three tasks), read once on 2026-12-04 by
-#: the code that marks fragile answers; 36-51 are accounted for in results/real_footage_composite.md (47-51
-#: at version 3). Confirm the next change on seed 52 or later.
+#: the code that marks fragile answers; 36-58 are accounted for in results/real_footage_composite.md (47-58
+#: at version 3; 47, 48, 50 and 52-55 were looked at while choosing CNT's count rule of 2026-12-05 16:00).
+#: Confirm the next change on seed 59 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
