@@ -57,8 +57,9 @@ def test_graded_counts_break_ties_before_the_evidence():
     assert _best(count_scores("gt", None, tied, ev, grades)) == "Video A"
     assert _best(count_scores("lt", None, tied, ev, grades)) == "Video B"
     assert _best(count_scores("gt", None, tied, ev, {"Video A": 2.0, "Video B": 2.0})) == "Video B"
-    assert _best(count_scores("gt", None, {"Video A": 2.0, "Video B": 3.0}, {}, {"Video A": 2.667, "Video B": 3.0})) == "Video B"
-    assert _best(count_scores("eq", 3.0, {"Video A": 2.0, "Video B": 3.0}, {}, {"Video A": 3.0, "Video B": 2.667}, 3.0)) == "Video B"
+    apart = {"Video A": 2.0, "Video B": 3.0}
+    assert _best(count_scores("gt", None, apart, {}, {"Video A": 2.667, "Video B": 3.0})) == "Video B"
+    assert _best(count_scores("eq", 3.0, apart, {}, {"Video A": 3.0, "Video B": 2.667}, 3.0)) == "Video B"
 
 
 def test_one_off_changes_lists_every_count_whose_one_step_changes_the_choice():

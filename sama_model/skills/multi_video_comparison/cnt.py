@@ -107,7 +107,8 @@ def count_evidence(ctx: PolicyContext, video: str) -> float:
     Why: the lite tracker reports two independent estimates beside its count (background-model regions and
     rigid corner groups); two candidates with the same count differ in how much evidence stands behind it
     ("3" from 3 + 2 versus 3 + 3). In a more/fewer question the candidate with more (fewer) evidence wins the
-    tie (since 2026-12-05, a tie that the graded counts leave, :func:`count_grade`). On the real-footage composite seeds 7, 1, 3, 4, 8, 9 (with the edge rule of mover_count):
+    tie (since 2026-12-05, a tie that the graded counts leave, :func:`count_grade`). On the real-footage
+    composite seeds 7, 1, 3, 4, 8, 9 (with the edge rule of mover_count):
     CNT questions 76 -> 78 of 100, answers changed by CRF 30 unchanged (11 of 60); seeds 5, 6: 28 -> 29
     of 40 (then with the two estimates joined into the count; since 2026-12-05 the count is the regions'). A
     "same" question keeps the closest count alone (its tie-break by the sums was no better)."""
