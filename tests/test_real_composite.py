@@ -182,3 +182,25 @@ def test_a_still_cut_out_stays_glued_to_a_moving_plates_scene(monkeypatch):
     assert abs((xs[-1] - xs[0]) + 2.0 * (footage.T - 1)) < 1.5, xs
     assert np.all(np.abs(np.diff(xs) + 2.0) <= 0.75), np.round(np.diff(xs), 2)
     assert abs(xs[0] - 200) < 1
+
+
+def test_the_camera_over_an_untextured_plate_holds_still_and_draws_the_same_numbers():
+    from mvx_tasks.real_composite.footage import PLATES, T, camera_boxes
+
+    # the slate window is one uniform colour: a camera moving over it would move nothing in the picture
+    assert [p.name for p in PLATES if not p.textured] == ["slate"]
+    for seed in range(12):
+        moving = camera_boxes(np.random.default_rng(seed), (480, 640))
+        rng = np.random.default_rng(seed)
+        held = camera_boxes(rng, (480, 640), moving=False)
+        assert held.shape == moving.shape == (T, 4)
+        assert np.array_equal(held, np.tile(held[0], (T, 1))), seed  # no pan, tilt, zoom or wobble
+        assert np.isclose(held[0, 0], (640 - held[0, 2]) / 2) and np.isclose(held[0, 1], (480 - held[0, 3]) / 2)
+        assert np.isclose(held[0, 2], moving[0, 2]), seed  # the first frame's framing (s0) is kept
+        assert 0 <= held[0, 0] and held[0, 0] + held[0, 2] <= 640 and abs(held[0, 2] / held[0, 3] - 4 / 3) < 1e-9
+        # the same random numbers are drawn, so the cut-outs drawn after the camera are those of version 3
+        again = np.random.default_rng(seed)
+        camera_boxes(again, (480, 640))
+        assert rng.random() == again.random(), seed
+    # a textured plate's camera keeps its wobble at least
+    assert np.ptp(camera_boxes(np.random.default_rng(0), (480, 640))[:, 0]) > 0

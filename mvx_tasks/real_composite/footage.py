@@ -45,6 +45,12 @@ class Plate:
     #: that "still" and every motion are relative to the scene, not to the film's frame. False where no single
     #: 2-D motion is the scene's (a rotating globe: its lights turn while its outline stays)
     follows_content: bool = True
+    #: the footage has texture a camera's motion shows on. False for a uniform backdrop (the slate: in every
+    #: frame of its window each colour channel's standard deviation is at most 0.4 grey levels): a virtual
+    #: camera moving over it moves nothing a viewer or a tool can see, so "still against the scene" and every
+    #: motion against the scene would be labels nothing in the video shows; the camera over it holds still
+    #: (:func:`camera_boxes`)
+    textured: bool = True
 
 
 #: Windows chosen by looking at every frame of the candidates: the scene's texture may move (grass
@@ -63,7 +69,8 @@ PLATES: tuple[Plate, ...] = (
     # lights; no still cut-outs here (generator version 3; before, half its CNT videos held one)
     Plate("night-globe", "gradio", "media_assets/videos/world.mp4", 0, 900, (120, 25, 340, 190), 3, steady=False,
           follows_content=False),
-    Plate("slate", "gradio", "media_assets/videos/a.mp4", 0, 209, (1280, 600, 1920, 1080), 2),
+    # a uniform backdrop (each channel's std at most 0.4 in every frame): the camera over it holds still (version 4)
+    Plate("slate", "gradio", "media_assets/videos/a.mp4", 0, 209, (1280, 600, 1920, 1080), 2, textured=False),
 )
 
 #: (package, relative path) of photographs the cut-outs are taken from
@@ -257,9 +264,11 @@ class Sprite:
     track: Track
 
 
-def camera_boxes(rng: np.random.Generator, plate_hw: tuple[int, int]) -> np.ndarray:
+def camera_boxes(rng: np.random.Generator, plate_hw: tuple[int, int], moving: bool = True) -> np.ndarray:
     """[T, 4] crop boxes (x0, y0, w, h) of a virtual camera over the plate: still, a pan, a tilt or
-    a zoom, with a little hand-held wobble; always 4:3 and inside the plate."""
+    a zoom, with a little hand-held wobble; always 4:3 and inside the plate. ``moving`` False (an
+    untextured plate, :attr:`Plate.textured`): a still camera without wobble, drawn from the same random
+    numbers, so the rest of the video (its cut-outs and their motions) is the one a moving camera gets."""
     ph, pw = plate_hw
     kind = str(rng.choice(["still", "pan", "tilt", "zoom"]))
     s0 = float(rng.uniform(0.78, 0.88))
@@ -271,6 +280,9 @@ def camera_boxes(rng: np.random.Generator, plate_hw: tuple[int, int]) -> np.ndar
     fx = {"pan": float(rng.choice([-1, 1])) * (u - 0.5) * 1.6}.get(kind, np.zeros(T))
     fy = {"tilt": float(rng.choice([-1, 1])) * (u - 0.5) * 1.6}.get(kind, np.zeros(T))
     wob = 0.08 * np.sin(2 * np.pi * (u * rng.uniform(0.5, 1.0) + rng.uniform(0, 1)))
+    if not moving:
+        scale, fx, fy, wob = np.full(T, s0), np.zeros(T), np.zeros(T), np.zeros(T)
+        cw, ch = np.minimum(pw, ph * 4 / 3) * scale, np.minimum(pw, ph * 4 / 3) * scale * 0.75
     cx = pw / 2 + room_x * np.clip(fx + wob, -1, 1)
     cy = ph / 2 + room_y * np.clip(fy + wob[::-1], -1, 1)
     return np.stack([cx - cw / 2, cy - ch / 2, cw, ch], 1)

@@ -27,7 +27,10 @@ from .tasks import BUILDERS
 #: 3 (2026-12-05): the cut-outs follow the footage's own camera motion (footage.content_offsets: a "still"
 #: cut-out on Big Buck Bunny's tilting plates slid against the scene), and the turning night globe holds no
 #: still cut-out
-GENERATOR_VERSION = 3
+#: 4 (2026-12-05): the camera over the uniform slate holds still (footage.Plate.textured): its pan, tilt, zoom
+#: or wobble moved nothing in the picture, so a "still" cut-out glued to the slate crossed the frame like a
+#: mover, and every motion "against the scene" was one against an invisible scene
+GENERATOR_VERSION = 4
 MANIFEST = "real_composite.json"
 #: seeds looked at while fitting the lite backends' constants (7, 1, 3, 4, 8, 9), while choosing
 #: between candidate changes (5, 6, and seed 5's RID questions; 101 and 102, RID, 2026-12-02) or to
@@ -45,8 +48,9 @@ MANIFEST = "real_composite.json"
 #: code before and after RID's flow locator (chosen on the fitting seeds); 31-33 (RID) and 34 (all three
 #: tasks), read once before and after RID's texture score; 35 (all three tasks), read once on 2026-12-04 by
 #: the code that marks fragile answers; 36-58 are accounted for in results/real_footage_composite.md (47-58
-#: at version 3; 47, 48, 50 and 52-55 were looked at while choosing CNT's count rule of 2026-12-05 16:00).
-#: Confirm the next change on seed 59 or later.
+#: at version 3; 47, 48, 50 and 52-55 were looked at while choosing CNT's count rule of 2026-12-05 16:00);
+#: 59-61 (all three tasks, version 4, 2026-12-05 19:28) read once, by the tools of 13f9a55.
+#: Confirm the next change on seed 62 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 

@@ -51,7 +51,7 @@ def _scene(plate: Plate, rng: np.random.Generator):
     """A start frame, a camera path and plate pixels per output pixel."""
     src = plate_frames(plate)
     start = int(rng.integers(0, max(1, len(src) - T + 1)))
-    boxes = camera_boxes(rng, src.shape[1:3])
+    boxes = camera_boxes(rng, src.shape[1:3], moving=plate.textured)
     return start, boxes, float(np.mean(boxes[:, 2])) / OUT_W
 
 
