@@ -274,15 +274,14 @@ def camera_boxes(rng: np.random.Generator, plate_hw: tuple[int, int], moving: bo
     s0 = float(rng.uniform(0.78, 0.88))
     s1 = s0 if kind != "zoom" else float(s0 * rng.uniform(0.8, 0.9) if rng.random() < 0.5 else min(0.95, s0 / 0.88))
     u = np.linspace(0, 1, T)
-    scale = s0 + (s1 - s0) * u
+    scale = s0 + (s1 - s0) * u if moving else np.full(T, s0)
     cw, ch = np.minimum(pw, ph * 4 / 3) * scale, np.minimum(pw, ph * 4 / 3) * scale * 0.75
     room_x, room_y = (pw - cw) / 2, (ph - ch) / 2
     fx = {"pan": float(rng.choice([-1, 1])) * (u - 0.5) * 1.6}.get(kind, np.zeros(T))
     fy = {"tilt": float(rng.choice([-1, 1])) * (u - 0.5) * 1.6}.get(kind, np.zeros(T))
     wob = 0.08 * np.sin(2 * np.pi * (u * rng.uniform(0.5, 1.0) + rng.uniform(0, 1)))
-    if not moving:
-        scale, fx, fy, wob = np.full(T, s0), np.zeros(T), np.zeros(T), np.zeros(T)
-        cw, ch = np.minimum(pw, ph * 4 / 3) * scale, np.minimum(pw, ph * 4 / 3) * scale * 0.75
+    if not moving:  # (the draws above are made all the same: the rest of the video keeps its numbers)
+        fx = fy = wob = np.zeros(T)
     cx = pw / 2 + room_x * np.clip(fx + wob, -1, 1)
     cy = ph / 2 + room_y * np.clip(fy + wob[::-1], -1, 1)
     return np.stack([cx - cw / 2, cy - ch / 2, cw, ch], 1)
