@@ -28,8 +28,9 @@ log = logging.getLogger(__name__)
 #: carry the path that read them; a still clip beside a clearly moving one is read the moving way, with texture;
 #: 8: lite motion analyzer's tracker reads 16 frames with a rescue matching, lite count of moving objects
 #: reads the regions at two foreground floors; 9: ... with the local test;
-#: 10: ... at seven floors, the count two reach, a handover step trimmed)
-CACHE_REVISION = 10
+#: 10: ... at seven floors, the count two reach, a handover step trimmed; 11: the movers' camera held still
+#: over a uniform backdrop, decided by its texture)
+CACHE_REVISION = 11
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

@@ -155,6 +155,42 @@ def test_flat_backdrop_is_a_still_camera(n_moving):
     assert got["estimates"] == {"regions": n_moving, "points": n_moving}
 
 
+def test_texture_share_counts_the_pixels_a_camera_fit_could_register_on():
+    """A uniform frame has none; a step of 100 grey levels, after the small copy's 3x3 blur (25, 75 on
+    either side), has a gradient above 1 grey level per pixel on 4 of 160 columns (12.5, 37.5, 37.5,
+    12.5); a textured world has it almost everywhere."""
+    from sama_model.backends.lite.movers import small_grey, texture_share
+
+    flat = np.full((120, 160, 3), 90, np.uint8)
+    assert texture_share(small_grey(flat)) == 0.0
+    step = flat.copy()
+    step[:, 80:] = 190
+    assert texture_share(small_grey(step)) == 4 / 160
+    assert texture_share(small_grey(textured_image(120, 160, 3))) > 0.9
+
+
+def test_many_patches_over_a_flat_backdrop_are_still_decided_by_texture():
+    """Five textured patches spread over a flat, noisy backdrop put the pair fits' inliers in 5-14 of the 16
+    cells (median 11, above FLAT_CELLS): the cell rule alone followed the patches (23 of 23 pairs moved and
+    the count read 4). The backdrop's texture share (0.13, under FLAT_TEXTURE) decides the camera still
+    before any pair is fitted, and the count is 5 by both estimates."""
+    from sama_model.backends.lite import movers as movers_mod
+
+    FRAME_MEMO.clear()
+    clip = _flat_clip([(10, 20), (170, 110), (100, 60), (20, 120), (170, 15)],
+                      [(3, 1), (0, -3), (-2, 2), (2, -1), (-2, 2)])
+    idx = window_indices(clip, (None, None), 24)
+    greys = [movers_mod.small_grey(clip.frames[int(i)]) for i in idx]
+    cells = [movers_mod._pair(a, b)[2] for a, b in zip(greys[:-1], greys[1:])]
+    assert float(np.median(cells)) >= movers_mod.FLAT_CELLS
+    assert movers_mod.flat_backdrop(clip, idx)
+    assert all(np.array_equal(m, np.eye(3)) for m in camera_chain(clip, idx))
+    got = mover_counts(clip)
+    assert got["count"] == 5
+    assert got["estimates"] == {"regions": 5, "points": 5}
+    FRAME_MEMO.clear()
+
+
 def test_foreground_share_of_a_group():
     """Points inside the foreground (dilated by 2 px) count, points off it do not: a group of texture
     moving in the background model's median (a rotating globe's lights) has a share near 0."""
@@ -216,7 +252,8 @@ def test_camera_chain_decides_a_flat_backdrop_as_soon_as_it_is_certain(monkeypat
 
     from sama_model.backends.lite import movers as movers_mod
 
-    clip = make_clip([np.zeros((8, 8, 3), np.uint8)] * 9)
+    # (textured frames: a uniform one is decided still by its texture before any pair is fitted)
+    clip = make_clip([np.random.default_rng(k).integers(0, 256, (8, 8, 3), dtype=np.uint8) for k in range(9)])
     plan: list[tuple[np.ndarray, float, int]] = []  # the scripted fits, pair by pair
     fitted: list[int] = []
 

@@ -11,7 +11,7 @@ the frames a tool needs, not by the clip's length or resolution:
    (:func:`spread_points`: the sharpest corners are often on the objects, the background wins by
    area); chained into a map from every frame to the middle one and corrected there by a
    homography (a hand-held camera over a wall or a lawn). A flat backdrop (a slate: the corners are
-   the objects' own) is decided still once for the whole clip (:data:`FLAT_CELLS`).
+   the objects' own) is decided still once for the whole clip (:func:`flat_backdrop`, :data:`FLAT_CELLS`).
 2. **Background subtraction** (:func:`foreground_masks`): the per-pixel median of all sampled
    frames warped into the middle frame is the background (an object that travels is at any one
    place for less than half of the clip); each frame differs from it where something moves on
@@ -60,6 +60,17 @@ SPREAD_MIN = 0.35  # camera fit: inlier corners span at least this share of the 
 #: in fewer grid cells than this. Real-footage composite seeds 3, 4: the slate's pairs 0-5 of 16 cells
 #: (median 5), every textured plate 7-16 (median 13-16).
 FLAT_CELLS = 6
+#: ... or when under FLAT_TEXTURE of a sampled frame's pixels (the small grey copy, the median over up to
+#: FLAT_SAMPLES frames) have a gradient above FLAT_GRADIENT grey levels per pixel (see :func:`texture_share`).
+#: Why both: three to five textured cut-outs spread over a slate put the pair fits' inliers in six cells or
+#: more, so the cell rule took the objects' own motion for the camera's (25-32 % of the composite's slate
+#: videos; in one, maps that scaled the frame by 0.84 and turned it by 12 degrees). Real-footage composite seeds 1, 3, 4 and 59
+#: (generator version 4, CRF 20 and 30, 30 frames of 320 x 240): the slate's frames 0.02-0.11, the weakest
+#: textured plate (the hand-held pavement) 0.23-0.38, the others 0.49-0.97; a flat grey frame with sensor
+#: noise of standard deviation 4 grey levels reads 0.04 (the 160-px copy and its blur average the noise).
+FLAT_TEXTURE = 0.16
+FLAT_GRADIENT = 1.0
+FLAT_SAMPLES = 6
 MIN_AREA_FRAC = 0.002  # smallest region kept, as a fraction of the frame
 MAX_AREA_FRAC = 0.4
 MIN_THICKNESS = 0.025  # a region's inscribed radius, as a fraction of the frame width (4 px at 160)
@@ -158,10 +169,33 @@ def _pair(g0: np.ndarray, g1: np.ndarray) -> tuple[np.ndarray, float, int]:
     return m, float(inl.mean()), cells
 
 
+def texture_share(grey: np.ndarray) -> float:
+    """Share of a frame's pixels (its :func:`small_grey` copy, ``grey``) whose gradient exceeds
+    :data:`FLAT_GRADIENT` grey levels per pixel: what of the picture a camera fit could register on."""
+    g = grey.astype(np.float32)
+    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) / 8.0
+    return float(np.count_nonzero(mag > FLAT_GRADIENT)) / mag.size
+
+
+def flat_backdrop(clip: VideoClip, idx: np.ndarray) -> bool:
+    """Whether the clip's typical frame (the median over up to :data:`FLAT_SAMPLES` evenly spaced sampled
+    frames) has texture on under :data:`FLAT_TEXTURE` of its pixels: a uniform backdrop, whose only corners
+    are the objects' own (memoised per frame)."""
+    if len(idx) == 0:
+        return False
+    pick = idx[np.linspace(0, len(idx) - 1, min(FLAT_SAMPLES, len(idx))).round().astype(int)]
+    shares = [FRAME_MEMO.get(clip.frames, int(i), "mover-texture", lambda _f, i=i: texture_share(
+        FRAME_MEMO.get(clip.frames, int(i), "mover-grey", small_grey))) for i in pick]
+    return float(np.median(shares)) < FLAT_TEXTURE
+
+
 def camera_chain(clip: VideoClip, idx: np.ndarray) -> list[np.ndarray]:
     """3x3 maps from sampled frame k to k+1 (small-frame pixels), pair fits memoised.
 
-    The camera is decided once per clip for a flat backdrop: when the inliers of the typical pair
+    A uniform backdrop (:func:`flat_backdrop`) is a still camera before any pair is fitted: nothing in it
+    moves with the camera, so no fit can tell the camera's motion from the objects'.
+
+    Otherwise the camera is decided once per clip for a flat backdrop: when the inliers of the typical pair
     (the median over pairs) lie in fewer than :data:`FLAT_CELLS` grid cells, the corners are the
     objects' own (a slate or a wall has almost none), and a fit on them jumps from pair to pair by
     the objects' motion; the whole clip is then taken as still. Pair by pair, the same backdrop was
@@ -174,6 +208,8 @@ def camera_chain(clip: VideoClip, idx: np.ndarray) -> list[np.ndarray]:
     pairs all lie in 3-5 cells, and 11 of its 23 pair fits (corners and Lucas-Kanade) were computed
     only to be thrown away: 45 -> 23 ms."""
     pairs = list(zip(idx[:-1], idx[1:]))
+    if flat_backdrop(clip, idx):
+        return [np.eye(3) for _ in pairs]
     decided = len(pairs) // 2 + 1  # pairs below FLAT_CELLS that put the median below it
     fits, few = [], 0
     for a, b in pairs:
