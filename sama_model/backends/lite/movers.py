@@ -64,10 +64,11 @@ FLAT_CELLS = 6
 #: FLAT_SAMPLES frames) have a gradient above FLAT_GRADIENT grey levels per pixel (see :func:`texture_share`).
 #: Why both: three to five textured cut-outs spread over a slate put the pair fits' inliers in six cells or
 #: more, so the cell rule took the objects' own motion for the camera's (25-32 % of the composite's slate
-#: videos; in one, maps that scaled the frame by 0.84 and turned it by 12 degrees). Real-footage composite seeds 1, 3, 4 and 59
-#: (generator version 4, CRF 20 and 30, 30 frames of 320 x 240): the slate's frames 0.02-0.11, the weakest
-#: textured plate (the hand-held pavement) 0.23-0.38, the others 0.49-0.97; a flat grey frame with sensor
-#: noise of standard deviation 4 grey levels reads 0.04 (the 160-px copy and its blur average the noise).
+#: videos; in one, maps that scaled the frame by 0.84 and turned it by 12 degrees). Real-footage composite
+#: seeds 1, 3, 4 and 59 (generator version 4, CRF 20 and 30, 30 frames of 320 x 240): the slate's frames
+#: 0.02-0.11, the weakest textured plate (the hand-held pavement) 0.23-0.38, the others 0.49-0.97; a flat grey
+#: frame with sensor noise of standard deviation 4 grey levels reads 0.04 (the 160-px copy and its blur
+#: average the noise).
 FLAT_TEXTURE = 0.16
 FLAT_GRADIENT = 1.0
 FLAT_SAMPLES = 6
@@ -169,11 +170,15 @@ def _pair(g0: np.ndarray, g1: np.ndarray) -> tuple[np.ndarray, float, int]:
     return m, float(inl.mean()), cells
 
 
+def gradient(grey: np.ndarray) -> np.ndarray:
+    """Gradient magnitude of a grey image in grey levels per pixel (3x3 Sobel over its weight 8; float32)."""
+    return cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8.0
+
+
 def texture_share(grey: np.ndarray) -> float:
     """Share of a frame's pixels (its :func:`small_grey` copy, ``grey``) whose gradient exceeds
     :data:`FLAT_GRADIENT` grey levels per pixel: what of the picture a camera fit could register on."""
-    g = grey.astype(np.float32)
-    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)) / 8.0
+    mag = gradient(grey)
     return float(np.count_nonzero(mag > FLAT_GRADIENT)) / mag.size
 
 
@@ -204,9 +209,9 @@ def camera_chain(clip: VideoClip, idx: np.ndarray) -> list[np.ndarray]:
     The pairs are fitted in order and the flat decision is taken as soon as it is certain: once more
     than half of all the pairs lie in fewer than :data:`FLAT_CELLS` cells, the median (the middle
     value, or the mean of the two middle values) is below it whatever the other pairs give, and the
-    result (all identities) does not depend on them. Why: the 224-px composite clip is a slate, its
-    pairs all lie in 3-5 cells, and 11 of its 23 pair fits (corners and Lucas-Kanade) were computed
-    only to be thrown away: 45 -> 23 ms."""
+    result (all identities) does not depend on them. Why: a slate clip's pairs all lay in 3-5 cells, and
+    11 of its 23 pair fits (corners and Lucas-Kanade) were computed only to be thrown away: 45 -> 23 ms
+    on the 224-px composite clip (which the texture rule now decides before any fit)."""
     pairs = list(zip(idx[:-1], idx[1:]))
     if flat_backdrop(clip, idx):
         return [np.eye(3) for _ in pairs]
@@ -381,8 +386,7 @@ def _background_at(mosaic: np.ndarray, seen: np.ndarray, back: np.ndarray, size:
     # a strong edge of the background that blurs or shifts a little (a hand-held camera's
     # motion blur) leaves a large difference along it: the threshold rises with the edge
     gb = cv2.cvtColor(bg, cv2.COLOR_RGB2GRAY)
-    edge = cv2.dilate(cv2.magnitude(cv2.Sobel(gb, cv2.CV_32F, 1, 0, ksize=3),
-                                    cv2.Sobel(gb, cv2.CV_32F, 0, 1, ksize=3)) / 8.0, k5)
+    edge = cv2.dilate(gradient(gb), k5)
     # (above the frame's typical gradient: a uniformly textured background keeps its threshold)
     rise = EDGE_WEIGHT * np.maximum(edge - float(fast_median(edge[ok])) if ok_any else edge, 0)
     return bg, ok, ok_any, ~ok, rise
