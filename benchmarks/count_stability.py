@@ -56,7 +56,9 @@ def _rows(folder: Path, questions: list[dict]) -> list[Row]:
 
 
 def _count(path: str) -> dict | str:
-    """The tool's count of one video with its two estimates, or why it could not be read."""
+    """The tool's count of one video with its two estimates and every foreground floor's reading (``floors``,
+    in :data:`~sama_model.backends.lite.mover_count.COUNT_FLOORS` order: a count rule can be replayed on
+    them from the ``--json`` file without reading the videos again), or why it could not be read."""
     import cv2
 
     from mvx_tasks.video_decoder import VideoDecodeError, load_video
@@ -68,7 +70,8 @@ def _count(path: str) -> dict | str:
     except (VideoDecodeError, OSError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return {"count": int(got["count"]), **{k: int(v) for k, v in got["estimates"].items()},
-            "graded": float(got["graded_count"]), "near": bool(got["near_threshold"])}
+            "graded": float(got["graded_count"]), "near": bool(got["near_threshold"]),
+            "floors": [int(n) for n in got["regions_by_floor"].values()]}
 
 
 def measure(folder: Path, workers: int) -> tuple[list[dict], list[Row], list[dict | str]]:

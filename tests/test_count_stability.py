@@ -153,6 +153,11 @@ def test_script_on_a_generated_set_answers_as_the_agent_does(tmp_path, capsys):
     assert report["change"]["videos_compared"] == 10
     saved = json.loads(out_json.read_text())
     assert saved["report"] == report and len(saved["videos"][str(a)]) == 10
+    # every floor's reading is kept, and the count replays from them
+    from sama_model.backends.lite.mover_count import COUNT_FLOORS, agreed_count
+    for v in saved["videos"][str(a)] + saved["videos"][str(b)]:
+        assert len(v["got"]["floors"]) == len(COUNT_FLOORS)
+        assert agreed_count(v["got"]["floors"]) == v["got"]["count"]
 
     questions, rows, got = count_stability.measure(a, 1)
     ours = count_stability.answers(questions, rows, got)

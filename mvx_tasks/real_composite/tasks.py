@@ -21,7 +21,7 @@ MAX_COUNT = 5
 CNT_MOTIONS = ("slide", "orbit", "zigzag", "bounce")
 
 CNT_TEMPLATES = (
-    ("Count the moving cut-outs in each video. Which candidate video contains {phrase} them {than} the Reference "
+    ("Count the moving cut-outs in each video. Which candidate video contains {of_them} {than} the Reference "
      "video?"),
     "How many objects move across the footage in each video? Which candidate shows {phrase} {noun} {than} the Reference?",
     "Which candidate video has {phrase} {noun} {than} the Reference video? Count them in each video.",
@@ -113,7 +113,9 @@ def build_cnt(ctx: QuestionContext) -> Planned:
     noun = CNT_NOUNS[int(rng.integers(len(CNT_NOUNS)))]
     phrase, than = {"same": ("the same number of", "as"), "greater": ("more", "than"),
                     "less": ("fewer", "than")}[relation]
-    question = template.format(phrase=phrase, than=than, noun=noun)
+    # the pronoun template: "the same number of them", but "more of them" (not "more them")
+    of_them = f"{phrase} them" if relation == "same" else f"{phrase} of them"
+    question = template.format(phrase=phrase, than=than, noun=noun, of_them=of_them)
     meta = {"relation": relation, "reference_count": ref, "counts": dict(zip(CANDIDATE_LABELS, counts)),
             "still_cutouts": stills, "plates": plates, "noun": noun}
     return Planned(question, candidate_options(), "ABCD"[pos], jobs, meta)
