@@ -382,3 +382,50 @@ def test_foreground_masks_match_the_plain_form(camera):
         assert all(np.array_equal(a, b) for a, b in zip(got, want)) and len(got) == len(want)
         assert sum(int(m.sum()) for m in got) > 0
     FRAME_MEMO.clear()
+
+
+def test_with_core_keeps_the_parts_that_hold_a_strong_pixel():
+    """Two 8-connected parts of a mask; only the one holding a strong pixel stays, whole."""
+    from sama_model.backends.lite.movers import _with_core
+
+    fg = np.zeros((10, 12), bool)
+    fg[1:4, 1:4] = True  # part 1 (9 px)
+    fg[5:9, 6:11] = True  # part 2 (20 px)
+    fg[4, 5] = True  # touches part 2 diagonally only: 8-connected, so part 2
+    strong = np.zeros_like(fg)
+    strong[7, 8] = True  # inside part 2
+    strong[0, 11] = True  # outside every part: keeps nothing
+    out = _with_core(fg, strong)
+    assert out.sum() == 21 and not out[1:4, 1:4].any() and out[4, 5]
+    assert not _with_core(fg, np.zeros_like(fg)).any()
+    assert not _with_core(np.zeros_like(fg), strong).any()
+
+
+def _faint_and_clear_clip(faint: int = 15, clear: int = 60, n_frames: int = 24):
+    """A flat grey backdrop (still camera) with two 30-px squares sliding across it: one ``clear`` grey levels
+    brighter than the backdrop, one only ``faint`` levels brighter."""
+    frames = []
+    for i in range(n_frames):
+        f = np.full((SIDE, SIDE, 3), 100, np.uint8)
+        x = 10 + 7 * i
+        f[30:60, x:x + 30] = 100 + clear
+        f[150:180, SIDE - 40 - 7 * i:SIDE - 10 - 7 * i] = 100 + faint
+        frames.append(f)
+    return make_clip(frames)
+
+
+def test_hysteresis_reads_an_objects_existence_above_the_floor():
+    """A square 15 grey levels above a flat backdrop is foreground at floors 10, 12 and 14 without a core, so
+    two floors read 2; with the count's core (1.5 x the floor: 15, 18, 21) no floor keeps it, and the clear
+    square alone is counted, whole (its mask the same with or without the core)."""
+    from sama_model.backends.lite.mover_count import COUNT_CORE, _region_count
+
+    FRAME_MEMO.clear()
+    clip = _faint_and_clear_clip()
+    plain = {f: _region_count(movers(clip, local=True, floor=f), SIDE, SIDE)[0] for f in COUNT_FLOORS}
+    cored = {f: _region_count(movers(clip, local=True, floor=f, core=COUNT_CORE), SIDE, SIDE)[0] for f in COUNT_FLOORS}
+    assert plain == {10.0: 2, 12.0: 2, 14.0: 2, 16.0: 1, 19.0: 1, 22.0: 1, 26.0: 1}
+    assert cored == dict.fromkeys(COUNT_FLOORS, 1)
+    assert mover_counts(clip)["count"] == 1
+    a, b = movers(clip, local=True, floor=10.0), movers(clip, local=True, floor=10.0, core=COUNT_CORE)
+    assert all(np.array_equal(ma[:100], mb[:100]) for ma, mb in zip(a.masks, b.masks))  # the clear square's rows

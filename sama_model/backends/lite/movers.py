@@ -442,7 +442,7 @@ def _near_diff_compute(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray],
 
 
 def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], local: bool = False,
-                     floor: float = DIFF_FLOOR) -> list[np.ndarray]:
+                     floor: float = DIFF_FLOOR, core: float = 0.0) -> list[np.ndarray]:
     """Per sampled frame, uint8 mask (small-frame pixels) of what moves relative to the background.
 
     The background is the per-pixel median of every sampled frame warped into the middle frame's
@@ -452,20 +452,40 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], l
     pixel that differs from most of its near neighbours (:data:`LOCAL_STEPS` sampled frames away,
     registered through the mosaic's maps) counts too: an object spinning, pulsing or shaking in
     place is part of the median, but changes from one moment to the next.
+
+    With ``core`` > 1 (hysteresis), a connected part of the foreground is kept only when it holds a
+    pixel above ``core`` x ``floor`` (the same test at the higher floor): an object's extent is read
+    at the floor, its existence at a higher one (see :data:`.mover_count.COUNT_CORE`).
     """
     fgs, oks = _background_diff(clip, idx, maps, floor)
+    strong = _background_diff(clip, idx, maps, core * floor)[0] if core > 1 else [None] * len(idx)
     near = _near_diff(clip, idx, maps, oks) if local else [None] * len(idx)
     k5 = np.ones((5, 5), np.uint8)
     k3 = np.ones((3, 3), np.uint8)
     masks = []
-    for fg, frame_near in zip(fgs, near):
+    for fg, st, frame_near in zip(fgs, strong, near):
         if frame_near is not None:
             lo, noise = frame_near
             fg |= lo > max(floor, noise)  # (fg is this call's own array: the memo keeps the differences)
+            if st is not None:
+                st |= lo > max(core * floor, noise)
+        if st is not None:
+            fg = _with_core(fg, st)
         fg = cv2.dilate(fg.astype(np.uint8), k5)  # the erosion above shrank every region
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, k3)
         masks.append(fg)
     return masks
+
+
+def _with_core(fg: np.ndarray, strong: np.ndarray) -> np.ndarray:
+    """The connected parts (8-connected) of the bool mask ``fg`` that hold a pixel of ``strong`` (bool)."""
+    n, lbl = cv2.connectedComponents(fg.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return fg
+    keep = np.zeros(n, bool)
+    keep[np.unique(lbl[strong & fg])] = True
+    keep[0] = False
+    return keep[lbl]
 
 
 def _regions(frame: np.ndarray, mask: np.ndarray, small: np.ndarray | None = None) -> list[Segment]:
@@ -500,12 +520,13 @@ def _regions(frame: np.ndarray, mask: np.ndarray, small: np.ndarray | None = Non
     return out[:12]
 
 
-def _compute(clip: VideoClip, idx: np.ndarray, local: bool = False, floor: float = DIFF_FLOOR) -> Movers:
+def _compute(clip: VideoClip, idx: np.ndarray, local: bool = False, floor: float = DIFF_FLOOR,
+             core: float = 0.0) -> Movers:
     chain = camera_chain(clip, idx)
     # the refined maps (a homography fit per frame under a moving camera) are shared by both kinds of call
     maps = FRAME_MEMO.get(clip.frames, int(idx[0]), ("mover-maps", tuple(int(i) for i in idx)),
                           lambda _f: _to_middle(clip, idx, chain))
-    masks = foreground_masks(clip, idx, maps, local, floor)
+    masks = foreground_masks(clip, idx, maps, local, floor, core)
     per_frame = [_regions(clip.frames[int(i)], m, FRAME_MEMO.get(clip.frames, int(i), "mover-small", _small))
                  for i, m in zip(idx, masks)]
     h, w = clip.frames.shape[1:3]
@@ -521,14 +542,15 @@ def _compute(clip: VideoClip, idx: np.ndarray, local: bool = False, floor: float
 
 
 def movers(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES,
-           local: bool = False, floor: float = DIFF_FLOOR) -> Movers:
-    """Independently moving objects of the window (memoised per clip, sampled frames and ``floor``, the
-    foreground threshold's floor); ``local`` also finds objects acting in place (see :func:`foreground_masks`)."""
+           local: bool = False, floor: float = DIFF_FLOOR, core: float = 0.0) -> Movers:
+    """Independently moving objects of the window (memoised per clip, sampled frames, ``floor``, the
+    foreground threshold's floor, and ``core``, its hysteresis); ``local`` also finds objects acting in place
+    (see :func:`foreground_masks`)."""
     idx = window_indices(clip, window, max_frames)
     if len(idx) == 0:
         return Movers([], idx, clip.timestamps[idx], np.zeros((0, 2)), [], [], [], 1.0)
-    key = ("movers", tuple(int(i) for i in idx), bool(local), float(floor))
-    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _compute(clip, idx, local, floor))
+    key = ("movers", tuple(int(i) for i in idx), bool(local), float(floor), float(core))
+    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: _compute(clip, idx, local, floor, core))
 
 
 def scene_path(m: Movers, track: Track) -> np.ndarray:
