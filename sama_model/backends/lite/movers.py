@@ -478,12 +478,13 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], l
 
 
 def _with_core(fg: np.ndarray, strong: np.ndarray) -> np.ndarray:
-    """The connected parts (8-connected) of the bool mask ``fg`` that hold a pixel of ``strong`` (bool)."""
+    """The connected parts (8-connected) of the bool mask ``fg`` that hold a pixel of ``strong`` (bool; a
+    strong pixel outside ``fg`` falls on label 0, the outside, which is never kept)."""
     n, lbl = cv2.connectedComponents(fg.astype(np.uint8), connectivity=8)
     if n <= 1:
         return fg
     keep = np.zeros(n, bool)
-    keep[np.unique(lbl[strong & fg])] = True
+    keep[lbl[strong]] = True
     keep[0] = False
     return keep[lbl]
 
