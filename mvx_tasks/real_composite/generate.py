@@ -53,8 +53,11 @@ MANIFEST = "real_composite.json"
 #: at version 3; 47, 48, 50 and 52-55 were looked at while choosing CNT's count rule of 2026-12-05 16:00);
 #: 59-61 (all three tasks, version 4, 2026-12-05 19:28) read once, by the tools of 13f9a55; 62 (version 4)
 #: read by 1183832 and 3fad91c; 63 (version 4, at CRF 20, 23, 26 and 30) read once by 61b7e5d on 2026-12-05
-#: at 23:13; 64 (version 5) read once by 0005a0d and once by cee8149 on 2026-12-06 at 00:48. Confirm the next
-#: change on seed 65 or later.
+#: at 23:13 and once more, at all four, by 222ca76 on 2026-12-06; 64 (version 5) read once by 0005a0d and once by
+#: cee8149 on 2026-12-06 at 00:48; 65 and 66 (version 5, CRF 20 and 30) read once by 222ca76 on 2026-12-06 at
+#: 02:16; 67 and 68 (RID only, 40 pairs each, CRF 20 and 30) read once by 222ca76 and once by a gate ramp for RID
+#: (not kept) on 2026-12-06 at 02:42; 69 (3 questions a task) read once by 222ca76, the first run of
+#: benchmarks/codec_stability.py. Confirm the next change on seed 70 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
