@@ -373,6 +373,22 @@ def test_rid_verdict_near_its_threshold_says_so(tmp_path, emb, expected, near):
     assert ("near the threshold (within 0.15)" in reason) is near
 
 
+@pytest.mark.parametrize("emb,gate,near", [([0.95, 0.31, 0], 0.2, True), ([0.95, 0.31, 0], 0.9, False),
+                                            ([0.2, 0.98, 0], 0.8, True), ([0.2, 0.98, 0], 0.3, False)])
+def test_rid_verdict_whose_other_gate_side_disagrees_says_so(tmp_path, emb, gate, near):
+    """Scores 0.95 and 0.2 are far from the threshold, but a camera near the still-and-moving gate gives the
+    score on the gate's other side (``gate_score``): when it would give the other verdict, the trace says so."""
+    script = {"v1": {"emb_identity": [1, 0, 0]}, "v2": {"emb_identity": emb}, "_gate": {"gate_score": gate}}
+    letter, _, trace = solve(tmp_path, script, "RID", "Do the two clips show the same person?",
+                             {"A": "Yes, the same person", "B": "No, different people"},
+                             {"Video 1": "v1", "Video 2": "v2"})
+    reason = _final_reason(trace)
+    assert letter == ("A" if emb[0] > 0.5 else "B")
+    assert ("near the still-and-moving gate" in reason) is near and ("fragile" in reason) is near
+    if near:
+        assert f"({gate:.3f})" in reason
+
+
 @pytest.mark.parametrize("emb,expected", [([0.95, 0.31, 0], "A"), ([0.2, 0.98, 0], "B")])
 def test_rid_falls_back_to_content_when_no_subject_is_found(tmp_path, emb, expected):
     script = {"v1": {"emb_identity": [0, 0, 0], "emb": [1, 0, 0]}, "v2": {"emb_identity": [0, 0, 0], "emb": emb}}

@@ -483,6 +483,46 @@ def test_texture_counts_when_the_cameras_move():
     assert identity.identity_result(still, _rows(view, 2.0)) == layout_only
 
 
+def test_a_pair_near_the_camera_gate_gives_the_other_sides_score():
+    """A still camera beside one within GATE_MARGIN_PX of CAMERA_MOVING_PX: the still clip is read both ways
+    (its still read's rows, then the moving read's), the score is the gate's side as before, and ``gate_score``
+    is the other side's: below the gate the layout score (own reads) with the texture score beside it, above it the
+    other way round. Away from the gate, or when the moving read found no subject, no ``gate_score``."""
+    rng = np.random.default_rng(2)
+    view = np.concatenate([rng.normal(100, 10, (1, identity.VIEW_H, identity.VIEW_W, 3)),
+                           np.ones((1, identity.VIEW_H, identity.VIEW_W, 1))], -1)
+    still_both = np.concatenate([_rows(view, 0.5, layout=3.0, path=identity.STILL_PATH), _rows(view, 0.5)])
+    w_layout, w_tex = identity.SCORE_WEIGHTS, identity.MOVING_SCORE_WEIGHTS
+    p_layout = round(1 / (1 + np.exp(-(w_layout[-1] + (w_layout[0] + w_layout[1]) * 2.0))), 4)  # layouts 2 apart
+    p_tex = round(1 / (1 + np.exp(-(w_tex[-1] + w_tex[2] + w_tex[3]))), 4)  # moving reads: the same layout, texture 1
+    below, above = identity.CAMERA_MOVING_PX - 0.1, identity.CAMERA_MOVING_PX + 0.1
+    got = identity.identity_result(still_both, _rows(view, below))
+    assert (got["score"], got["gate_score"]) == (p_layout, p_tex) and "texture" not in got
+    got = identity.identity_result(_rows(view, above), still_both)
+    assert (got["score"], got["gate_score"]) == (p_tex, p_layout) and got["texture"] == [1.0, 1.0]
+    far = identity.CAMERA_MOVING_PX + identity.GATE_MARGIN_PX + 0.01
+    assert "gate_score" not in identity.identity_result(still_both, _rows(view, far))
+    still_only = _rows(view, 0.5, layout=3.0, path=identity.STILL_PATH)
+    assert identity.identity_result(still_only, _rows(view, below)) == {"score": p_layout,
+                                                                         "identity_similarity": round(float(np.exp(-2.0 / identity.SIMILARITY_SCALE)), 4)}
+    # the tool's pair rule: near the gate the still clip is read both ways; far above it the moving way only
+    from sama_model.backends.lite.similarity import BOTH_IDENTITY, MOVING_IDENTITY
+
+    pair = LiteVisualSimilarity().pair_aspects
+    assert pair(still_only, _rows(view, below), "identity") == (BOTH_IDENTITY, "identity")
+    assert pair(_rows(view, above), still_only, "identity") == ("identity", BOTH_IDENTITY)
+    assert pair(still_only, _rows(view, far), "identity") == (MOVING_IDENTITY, "identity")
+    assert pair(still_only, _rows(view, identity.CAMERA_MOVING_PX - identity.GATE_MARGIN_PX - 0.01),
+                "identity") == ("identity", "identity")
+    assert identity.both_reads(_rows(view, 0.9), _rows(view, below)) == (False, False)  # both cameras move
+    from sama_model.tools.visual_similarity import VisualSimilarityTool
+
+    args = {"video_a": "Video 1", "video_b": "Video 2", "aspect": "identity", "start": None, "end": None}
+    text = VisualSimilarityTool.render(None, args, {"score": 0.1984, "gate_score": 0.9512})
+    assert text.endswith("= 0.198 (0.951 across the camera gate)")
+    assert VisualSimilarityTool.render(None, args, {"score": 0.1984}).endswith("= 0.198")
+
+
 def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera(monkeypatch):
     """The tool reads a still camera's clip a second time (the moving camera's way) only when its partner's
     camera clearly moves, and scores that pair as ``compare`` does; two still clips are read once each."""

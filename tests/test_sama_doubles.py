@@ -149,9 +149,14 @@ class DoubleSimilarity:
         raise AssertionError("the tool layer compares cached embeddings")
 
     def compare_embeddings(self, ea, eb, aspect):
-        """Like the lite backend: an all-zero identity embedding means "no subject found"."""
+        """Like the lite backend: an all-zero identity embedding means "no subject found"; a script entry
+        "_gate": {"gate_score": x} adds the score on the other side of the lite backend's camera gate."""
         if aspect == "identity" and not (np.asarray(ea).any() and np.asarray(eb).any()):
             return {"score": 0.5, "identity_similarity": None}
+        if aspect == "identity" and "_gate" in SCRIPT:
+            from sama_model.tools.visual_similarity import default_compare
+
+            return {**default_compare(ea, eb), **SCRIPT["_gate"]}
         return None  # cosine
 
 

@@ -27,7 +27,7 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import ROW_DIM, identity_descriptor, identity_result, moving_rereads
+from .identity import ROW_DIM, both_reads, identity_descriptor, identity_result, moving_rereads
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
 #: MVX-Synth ART (default difficulty, seed 0)
@@ -63,6 +63,9 @@ def _motion_result(corr: float | None) -> dict:
 #: an internal embedding aspect: the identity descriptor of a still camera's clip read the moving camera's
 #: way (:meth:`LiteVisualSimilarity.pair_aspects` asks for it)
 MOVING_IDENTITY = "identity-moving"
+#: ... and both ways, its own (still) read's rows then the moving read's, for a pair near the still-and-moving
+#: gate (:func:`.identity.near_gate`), whose result also gives the other side's score
+BOTH_IDENTITY = "identity-both"
 
 
 class LiteVisualSimilarity:
@@ -86,6 +89,10 @@ class LiteVisualSimilarity:
     def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray:
         """[n, d] L2-normalised frame embeddings of up to ``n_frames`` frames of the window
         (``identity``: the subject's layout grid per frame where found; one zero row if none)."""
+        if aspect == BOTH_IDENTITY:
+            reads = [d for d in (self._identity(clip, window), self._identity(clip, window, moving_path=True))
+                     if d is not None]
+            return (np.concatenate(reads) if reads else np.zeros((1, ROW_DIM))).astype(np.float32)
         if aspect in ("identity", MOVING_IDENTITY):
             d = self._identity(clip, window, moving_path=aspect == MOVING_IDENTITY)
             return (np.zeros((1, ROW_DIM), np.float32) if d is None else d).astype(np.float32)
@@ -103,12 +110,14 @@ class LiteVisualSimilarity:
     def pair_aspects(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> tuple[str, str]:
         """The aspect each side must be embedded under before the two are compared: for ``identity``, a
         still camera's clip paired with a clearly moving one is read again the moving camera's way
-        (:data:`MOVING_IDENTITY`, :func:`.identity.moving_rereads`); every other pair as given."""
+        (:data:`MOVING_IDENTITY`, :func:`.identity.moving_rereads`), and both ways when the pair lies near that
+        gate (:data:`BOTH_IDENTITY`, :func:`.identity.both_reads`); every other pair as given."""
         if aspect != "identity":
             return aspect, aspect
         a, b = (None if not np.asarray(e).any() else e for e in (ea, eb))
         ra, rb = moving_rereads(a, b)
-        return (MOVING_IDENTITY if ra else aspect), (MOVING_IDENTITY if rb else aspect)
+        na, nb = both_reads(a, b)
+        return tuple(BOTH_IDENTITY if n else MOVING_IDENTITY if r else aspect for r, n in ((ra, na), (rb, nb)))
 
     def compare_embeddings(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> dict | None:
         """Scores from cached embeddings (the tool layer's path): the calibrated identity score for

@@ -55,6 +55,16 @@ def _rid_score(ctx: PolicyContext, a: str, b: str) -> tuple[float | None, str, f
     return ctx.similarity(a, b, "content"), "content", RID_SAME_THRESHOLD
 
 
+def _gate_score(ctx: PolicyContext, a: str, b: str) -> float | None:
+    """The identity score on the other side of the still-and-moving camera gate, when the pair lies near it
+    (``gate_score``, see :func:`sama_model.backends.lite.identity.near_gate`); None otherwise."""
+    for x, y in ((a, b), (b, a)):
+        d = ctx.latest("visual_similarity", x, video_a=x, video_b=y, aspect="identity")
+        if d is not None and d.get("gate_score") is not None:
+            return float(d["gate_score"])
+    return None
+
+
 def decide(ctx: PolicyContext) -> Decision:
     """Candidates named by the options: highest identity score. Yes/no form: same individual when
     the identity score (a calibrated same-subject probability) >= RID_IDENTITY_THRESHOLD; when no
@@ -70,4 +80,8 @@ def decide(ctx: PolicyContext) -> Decision:
     reason = f"{aspect} score {score:.3f} {'>=' if verdict == same else '<'} threshold {threshold}"
     if abs(score - threshold) < RID_NEAR_MARGIN:
         reason += f"; {FRAGILE} near the threshold (within {RID_NEAR_MARGIN}): re-encoding could flip this verdict"
+    elif aspect == "identity" and (gate := _gate_score(ctx, ctx.labels[0], ctx.labels[-1])) is not None \
+            and (gate >= threshold) != (score >= threshold):
+        reason += (f"; {FRAGILE} a camera reads near the still-and-moving gate and the score on its other side "
+                   f"({gate:.3f}) gives the other verdict: re-encoding could flip this verdict")
     return verdict, reason
