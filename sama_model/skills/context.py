@@ -116,13 +116,18 @@ class PolicyContext:
         found = self.results(tool, video, **match)
         return found[-1] if found else None
 
-    def similarity(self, a: str, b: str, aspect: str = "content") -> float | None:
-        """Evidence key: visual_similarity data["score"] for the pair (either order)."""
+    def similarity_result(self, a: str, b: str, aspect: str = "content") -> dict[str, Any] | None:
+        """The latest visual_similarity data with a score for the pair (either order)."""
         for x, y in ((a, b), (b, a)):
             d = self.latest("visual_similarity", x, video_a=x, video_b=y, aspect=aspect)
             if d is not None and "score" in d:
-                return float(d["score"])
+                return d
         return None
+
+    def similarity(self, a: str, b: str, aspect: str = "content") -> float | None:
+        """Evidence key: visual_similarity data["score"] for the pair (either order)."""
+        d = self.similarity_result(a, b, aspect)
+        return float(d["score"]) if d is not None else None
 
     def reader_answer(self, video: str, query: str) -> str:
         """Evidence key: video_reader data["answer"] for this exact query."""

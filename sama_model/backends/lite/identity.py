@@ -479,7 +479,7 @@ def identity_result(a: np.ndarray | None, b: np.ndarray | None) -> dict:
 
     alike = _read_alike(a, b) and readable
     z, feats, extra = texture() if alike else layout()
-    if near_gate(a, b) and readable and len(_own_rows(a)) and len(_own_rows(b)):
+    if near_gate(a, b) and readable:
         other = (layout() if alike else texture())[0]
         extra["gate_score"] = round(float(1.0 / (1.0 + np.exp(-other))), 4)
     return {"score": round(float(1.0 / (1.0 + np.exp(-z))), 4),

@@ -58,11 +58,8 @@ def _rid_score(ctx: PolicyContext, a: str, b: str) -> tuple[float | None, str, f
 def _gate_score(ctx: PolicyContext, a: str, b: str) -> float | None:
     """The identity score on the other side of the still-and-moving camera gate, when the pair lies near it
     (``gate_score``, see :func:`sama_model.backends.lite.identity.near_gate`); None otherwise."""
-    for x, y in ((a, b), (b, a)):
-        d = ctx.latest("visual_similarity", x, video_a=x, video_b=y, aspect="identity")
-        if d is not None and d.get("gate_score") is not None:
-            return float(d["gate_score"])
-    return None
+    d = ctx.similarity_result(a, b, "identity")
+    return float(d["gate_score"]) if d is not None and d.get("gate_score") is not None else None
 
 
 def decide(ctx: PolicyContext) -> Decision:
