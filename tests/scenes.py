@@ -231,3 +231,21 @@ def jpeg_roundtrip(frames: np.ndarray, quality: int = 30) -> np.ndarray:
         _ok, buf = cv2.imencode(".jpg", cv2.cvtColor(f, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
         out.append(cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB))
     return np.stack(out)
+
+
+def panning_plate(monkeypatch):
+    """A grey real-composite plate whose own content pans 2 px left a frame (``footage.plate_frames`` and
+    ``plate_offsets`` patched to serve it), and a pure red 20-px square patch, nowhere in its texture: what
+    the composite's geometry tests film."""
+    from mvx_tasks.real_composite import footage
+    from mvx_tasks.synth.sprites import Patch
+
+    big = cv2.cvtColor(cv2.cvtColor(textured_image(400, 520, 7), cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
+    frames = np.stack([big[40:340, 60 + 2 * t:460 + 2 * t] for t in range(footage.T)])
+    plate = footage.Plate("test-pan", "pkg", "clip.mp4", 0, footage.T, (0, 0, 400, 300), 1)
+    monkeypatch.setattr(footage, "plate_frames", lambda p: frames)
+    offsets = footage.content_offsets(frames)
+    monkeypatch.setattr(footage, "plate_offsets", lambda p: offsets)
+    rgba = np.zeros((20, 20, 4), np.float32)
+    rgba[..., 0], rgba[..., 3] = 255.0, 1.0
+    return plate, Patch(rgba)

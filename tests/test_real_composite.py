@@ -12,7 +12,7 @@ from sama_model.backends.lite.movers import movers
 from sama_model.backends.lite.scene_graph import LiteSceneGraph
 from sama_model.backends.lite.tracker import LiteObjectTracker
 from sama_model.skills.multi_video_comparison.cnt import count_query, counting_target
-from scenes import make_clip, textured_image
+from scenes import make_clip, panning_plate, textured_image
 
 
 def _textured_pan(n_moving: int, n_frames: int = 24, side: int = 224, seed: int = 3):
@@ -181,19 +181,12 @@ def test_content_offsets_measure_the_footages_own_camera_motion():
 
 def test_a_still_cut_out_stays_glued_to_a_moving_plates_scene(monkeypatch):
     from mvx_tasks.real_composite import footage
-    from mvx_tasks.synth.sprites import Patch, Track
+    from mvx_tasks.synth.sprites import Track
 
-    big = cv2.cvtColor(cv2.cvtColor(textured_image(400, 520, 7), cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
-    # a grey plate whose own camera pans: the content moves 2 px left a frame
-    frames = np.stack([big[40:340, 60 + 2 * t:460 + 2 * t] for t in range(footage.T)])
-    plate = footage.Plate("test-pan", "pkg", "clip.mp4", 0, footage.T, (0, 0, 400, 300), 1)
-    monkeypatch.setattr(footage, "plate_frames", lambda p: frames)
-    offsets = footage.content_offsets(frames)
-    monkeypatch.setattr(footage, "plate_offsets", lambda p: offsets)
-    rgba = np.zeros((20, 20, 4), np.float32)
-    rgba[..., 0], rgba[..., 3] = 255.0, 1.0  # a pure red square, nowhere in the grey texture
+    # a grey plate whose own camera pans (the content moves 2 px left a frame) and a pure red square
+    plate, red_square = panning_plate(monkeypatch)
     boxes = np.tile([0.0, 0.0, 400.0, 300.0], (footage.T, 1))  # the virtual camera holds still
-    out = footage.render(plate, 0, boxes, [footage.Sprite(Patch(rgba), Track.still(footage.T, 200, 150))],
+    out = footage.render(plate, 0, boxes, [footage.Sprite(red_square, Track.still(footage.T, 200, 150))],
                          1.0, np.random.default_rng(0), noise=0.0)
     xs = []
     for f in out:

@@ -287,27 +287,48 @@ def camera_boxes(rng: np.random.Generator, plate_hw: tuple[int, int], moving: bo
     return np.stack([cx - cw / 2, cy - ch / 2, cw, ch], 1)
 
 
+def camera_matrix(box: np.ndarray) -> np.ndarray:
+    """2x3 map from plate pixels to output pixels for one frame's camera box (x0, y0, width, height)."""
+    x0, y0, cw, ch = box
+    return np.array([[OUT_W / cw, 0, -x0 * OUT_W / cw], [0, OUT_H / ch, -y0 * OUT_H / ch]], np.float64)
+
+
+def content_shift(plate: Plate, start: int, t: int) -> np.ndarray:
+    """How far the footage's own content has moved (plate pixels) from the clip's first frame to frame ``t``:
+    a sprite placed in the scene moves with it."""
+    src_len = len(plate_frames(plate))
+    offsets = plate_offsets(plate)
+    return offsets[(start + t) % src_len] - offsets[start % src_len]
+
+
 def render(plate: Plate, start: int, boxes: np.ndarray, sprites: list[Sprite], gain: float,
            rng: np.random.Generator, noise: float = 2.0) -> np.ndarray:
     """Composite the sprites over the plate's frames ``start..start+T`` and film them with the camera.
     Sprite positions are in the scene at the clip's first frame: each follows the footage's own content
-    motion since then (:func:`plate_offsets`), so a still sprite stays glued to the scene."""
+    motion since then (:func:`content_shift`), so a still sprite stays glued to the scene."""
     src = plate_frames(plate)
-    offsets = plate_offsets(plate)
     out = np.empty((T, OUT_H, OUT_W, 3), np.uint8)
     for t in range(T):
-        k = (start + t) % len(src)
-        canvas = src[k].astype(np.float32)
-        dx, dy = offsets[k] - offsets[start % len(src)]
+        canvas = src[(start + t) % len(src)].astype(np.float32)
+        dx, dy = content_shift(plate, start, t)
         for sp in sprites:
             tr = sp.track
             _blend(canvas, sp.patch.rgba, float(tr.xy[t, 0] + dx), float(tr.xy[t, 1] + dy), float(tr.scale[t]),
                    float(tr.angle[t]), float(tr.opacity[t]))
-        x0, y0, cw, ch = boxes[t]
-        m = np.array([[OUT_W / cw, 0, -x0 * OUT_W / cw], [0, OUT_H / ch, -y0 * OUT_H / ch]], np.float64)
-        frame = cv2.warpAffine(canvas, m, (OUT_W, OUT_H), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT101)
+        frame = cv2.warpAffine(canvas, camera_matrix(boxes[t]), (OUT_W, OUT_H), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REFLECT101)
         frame = frame * gain + rng.normal(0, noise, frame.shape).astype(np.float32)
         out[t] = np.clip(frame, 0, 255).astype(np.uint8)
+    return out
+
+
+def output_path(plate: Plate, start: int, boxes: np.ndarray, sprite: Sprite) -> np.ndarray:
+    """Where a sprite's centre lands in each output frame ([T, 2] output pixels), by the same content
+    shift and camera as :func:`render`: the truth a benchmark matches a tool's tracks against."""
+    out = np.empty((T, 2), np.float64)
+    for t in range(T):
+        x, y = sprite.track.xy[t] + content_shift(plate, start, t)
+        out[t] = camera_matrix(boxes[t]) @ np.array([x, y, 1.0])
     return out
 
 

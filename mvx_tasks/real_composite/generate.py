@@ -33,6 +33,9 @@ from .tasks import BUILDERS
 #: 5 (2026-12-05): the pronoun template reads "more of them" / "fewer of them" (it read "more them"); the
 #: videos, answers and labels of every seed are those of version 4
 GENERATOR_VERSION = 5
+#: the oldest version whose videos this code renders again frame for frame (a later one changed text only):
+#: what a benchmark that re-plans a set's cut-outs (benchmarks/count_misses.py) accepts
+SAME_VIDEOS_SINCE = 4
 MANIFEST = "real_composite.json"
 #: seeds looked at while fitting the lite backends' constants (7, 1, 3, 4, 8, 9), while choosing
 #: between candidate changes (5, 6, and seed 5's RID questions; 101 and 102, RID, 2026-12-02) or to
@@ -57,7 +60,8 @@ MANIFEST = "real_composite.json"
 #: cee8149 on 2026-12-06 at 00:48; 65 and 66 (version 5, CRF 20 and 30) read once by 222ca76 on 2026-12-06 at
 #: 02:16; 67 and 68 (RID only, 40 pairs each, CRF 20 and 30) read once by 222ca76 and once by a gate ramp for RID
 #: (not kept) on 2026-12-06 at 02:42; 69 (3 questions a task) read once by 222ca76, the first run of
-#: benchmarks/codec_stability.py. Confirm the next change on seed 70 or later.
+#: benchmarks/codec_stability.py; 70 and 71 (all three tasks, version 5, CRF 20 and 30) read once by b60fc99's tools
+#: through benchmarks/codec_stability.py on 2026-12-06 at 05:23. Confirm the next change on seed 72 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 

@@ -7,13 +7,15 @@ because a user asks in their own words; the facts in ``meta`` are for scoring on
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..synth.cnt import RELATIONS, _counts, satisfies
 from ..synth.common import CANDIDATE_LABELS, Planned, QuestionContext, VideoJob, candidate_options, require_unique
 from ..synth.sprites import MOTIONS, Track, motion_track
-from .footage import (FPS, OUT_W, T, CutSpec, Plate, Sprite, available_plates, camera_boxes, cut_patch, plate_frames,
-                      random_cut, render, visible_box)
+from .footage import (FPS, OUT_W, T, CutSpec, Plate, Sprite, available_plates, camera_boxes, cut_patch, output_path,
+                      plate_frames, random_cut, render, visible_box)
 
 #: moving cut-outs per CNT video (1..MAX_COUNT)
 MAX_COUNT = 5
@@ -71,21 +73,55 @@ def _place(rng: np.random.Generator, box: tuple[float, float, float, float], rad
     return pts
 
 
-def _video(plate: Plate, cuts: list[CutSpec], motions: list[str], diameters: list[float],
-           rng: np.random.Generator, amount: float = 1.0):
-    """Render closure: each cut-out performs its motion over the plate under a random camera."""
-    def run() -> np.ndarray:
-        start, boxes, px = _scene(plate, rng)
-        d_plate = [d * px for d in diameters]
-        room = visible_box(boxes, 0.0)
-        w, h = room[2] - room[0], room[3] - room[1]
-        box = (room[0] + 0.3 * w, room[1] + 0.3 * h, room[2] - 0.3 * w, room[3] - 0.3 * h)
-        sprites = []
-        for cut, motion, d, p in zip(cuts, motions, d_plate, _place(rng, box, [x / 2 for x in d_plate])):
-            track = Track.still(T, *p) if motion == "still" else motion_track(motion, T, FPS, p, rng, d / 2, amount)
-            sprites.append(Sprite(cut_patch(cut, d), track))
-        return render(plate, start, boxes, sprites, float(rng.uniform(0.85, 1.15)), rng)
-    return run
+@dataclass
+class MoverTruth:
+    """One cut-out of a rendered video as the generator placed it: its centre in every output frame
+    (output pixels), its diameter there, and whether it moves on its own (a still cut-out is glued to
+    the scene). For benchmarks that ask which object a tool missed; no tool reads it."""
+
+    centres: np.ndarray  # [T, 2]
+    diameter: float
+    moving: bool
+
+
+class CompositeVideo:
+    """One video's render (``VideoJob.render``): each cut-out performs its motion over the plate under a
+    random camera. The scene (camera, placement, motions) is drawn once, on the first call of either
+    method, so asking for :meth:`truth` first leaves the frames exactly as a render alone gives them."""
+
+    def __init__(self, plate: Plate, cuts: list[CutSpec], motions: list[str], diameters: list[float],
+                 rng: np.random.Generator, amount: float = 1.0):
+        self.plate, self.cuts, self.motions, self.diameters = plate, cuts, motions, diameters
+        self.rng, self.amount = rng, amount
+        self._scene: tuple | None = None
+
+    def scene(self) -> tuple[int, np.ndarray, list[Sprite], float]:
+        """(start frame, camera boxes, sprites, gain), drawn from the video's random stream once."""
+        if self._scene is None:
+            rng = self.rng
+            start, boxes, px = _scene(self.plate, rng)
+            d_plate = [d * px for d in self.diameters]
+            room = visible_box(boxes, 0.0)
+            w, h = room[2] - room[0], room[3] - room[1]
+            box = (room[0] + 0.3 * w, room[1] + 0.3 * h, room[2] - 0.3 * w, room[3] - 0.3 * h)
+            sprites = []
+            for cut, motion, d, p in zip(self.cuts, self.motions, d_plate, _place(rng, box, [x / 2 for x in d_plate])):
+                track = Track.still(T, *p) if motion == "still" else motion_track(motion, T, FPS, p, rng, d / 2,
+                                                                                   self.amount)
+                sprites.append(Sprite(cut_patch(cut, d), track))
+            self._scene = (start, boxes, sprites, float(rng.uniform(0.85, 1.15)))
+        return self._scene
+
+    def __call__(self) -> np.ndarray:
+        start, boxes, sprites, gain = self.scene()
+        return render(self.plate, start, boxes, sprites, gain, self.rng)
+
+    def truth(self) -> list[MoverTruth]:
+        """Every cut-out's centre path and size in the output frames, in the order they were placed."""
+        start, boxes, sprites, _ = self.scene()
+        zoom = OUT_W / float(np.mean(boxes[:, 2]))
+        return [MoverTruth(output_path(self.plate, start, boxes, sp), sp.patch.rgba.shape[1] * zoom, m != "still")
+                for sp, m in zip(sprites, self.motions)]
 
 
 def build_cnt(ctx: QuestionContext) -> Planned:
@@ -108,7 +144,7 @@ def build_cnt(ctx: QuestionContext) -> Planned:
         diam = [float(vr.uniform(34, 50)) for _ in cuts]
         stills[label] = n_still
         plates[label] = plate.name
-        jobs.append(VideoJob(label, _video(plate, cuts, motions, diam, vr, amount=0.8)))
+        jobs.append(VideoJob(label, CompositeVideo(plate, cuts, motions, diam, vr, amount=0.8)))
     template = CNT_TEMPLATES[int(rng.integers(len(CNT_TEMPLATES)))]
     noun = CNT_NOUNS[int(rng.integers(len(CNT_NOUNS)))]
     phrase, than = {"same": ("the same number of", "as"), "greater": ("more", "than"),
@@ -146,9 +182,10 @@ def build_am(ctx: QuestionContext) -> Planned:
         vr = ctx.rng(k + 1)
         plate = _plate(vr)
         extra = int(vr.integers(0, 2)) if plate.steady else 0  # a smaller still cut-out: clutter, not the actor
-        jobs.append(VideoJob(label, _video(plate, [cut] + [random_cut(vr) for _ in range(extra)],
-                                           [motion] + ["still"] * extra,
-                                           [float(vr.uniform(50, 64))] + [float(vr.uniform(24, 30))] * extra, vr)))
+        jobs.append(VideoJob(label, CompositeVideo(plate, [cut] + [random_cut(vr) for _ in range(extra)],
+                                                   [motion] + ["still"] * extra,
+                                                   [float(vr.uniform(50, 64))] + [float(vr.uniform(24, 30))] * extra,
+                                                   vr)))
     question = AM_TEMPLATES[int(rng.integers(len(AM_TEMPLATES)))]
     meta = {"reference_action": ref_motion, "actions": dict(zip(CANDIDATE_LABELS, motions)),
             "reference_cut": ref_cut.as_dict(), "cuts": {lb: c.as_dict() for lb, c in zip(CANDIDATE_LABELS, cuts)},
@@ -176,7 +213,8 @@ def build_rid(ctx: QuestionContext) -> Planned:
     for k, (label, cut) in enumerate(zip(("Video 1", "Video 2"), (first, second))):
         vr = ctx.rng(k + 1)
         motion = str(vr.choice(("slide", "orbit", "bounce", "zigzag")))
-        jobs.append(VideoJob(label, _video(_plate(vr), [cut], [motion], [float(vr.uniform(50, 66))], vr, amount=0.8)))
+        jobs.append(VideoJob(label, CompositeVideo(_plate(vr), [cut], [motion], [float(vr.uniform(50, 66))], vr,
+                                                   amount=0.8)))
     question = RID_TEMPLATES[int(rng.integers(len(RID_TEMPLATES)))]
     meta = {"same_identity": same, "cuts": {"Video 1": first.as_dict(), "Video 2": second.as_dict()}}
     return Planned(question, {"A": "Yes", "B": "No"}, "A" if same else "B", jobs, meta)

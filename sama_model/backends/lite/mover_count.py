@@ -289,16 +289,36 @@ def most_at_once(n: int, spans: list[tuple[int, int]], trim: int = 0) -> int:
 HANDOVER_TRIM = 1
 
 
+def persistence_need(m: Movers) -> int:
+    """Sampled frames a counted track must be seen in (:data:`.movers.MIN_TRACK_SHARE` of the window, at least 3)."""
+    return max(3, int(np.ceil(MIN_TRACK_SHARE * len(m.idx))))
+
+
+def track_verdict(steps: int, need: int, trav: float, edge: float) -> str:
+    """Why the regions' count takes a track or not, from its sampled frames (``steps``), the persistence
+    ``need`` (:func:`persistence_need`), its :func:`travel` and its :func:`edge_share`: "counted", else the
+    first cut it fails: "short" (seen in fewer than ``need`` frames), "in place" (travels under
+    :data:`MIN_TRAVEL_SIZES`), "edge" (on the frame's edge in :data:`EDGE_SHARE` of its frames or more). One
+    place for the rule, so that a benchmark can say which cut lost an object (``benchmarks/count_misses.py``)."""
+    if steps < need:
+        return "short"
+    if trav < MIN_TRAVEL_SIZES:
+        return "in place"
+    if edge >= EDGE_SHARE:
+        return "edge"
+    return "counted"
+
+
 def _region_count(m: Movers, width: int, height: int) -> tuple[int, list[Track], list[int]]:
     """The regions' count of one background model: the most persistent, travelling tracks off the edge
     alive at once, those tracks, and the ids of tracks within 25 % of a cut-off (travel, persistence, edge
     share)."""
-    need = max(3, int(np.ceil(MIN_TRACK_SHARE * len(m.idx))))
+    need = persistence_need(m)
     counted, near = [], []
     for t in m.tracks:
         trav, steps = travel(m, t), len(t.steps)
         edge = edge_share(t, width, height)
-        if steps >= need and trav >= MIN_TRAVEL_SIZES and edge < EDGE_SHARE:
+        if track_verdict(steps, need, trav, edge) == "counted":
             counted.append(t)
         if (abs(trav - MIN_TRAVEL_SIZES) < 0.25 * MIN_TRAVEL_SIZES and steps >= need) or (
                 abs(steps - need) <= max(1, need // 4) and trav >= MIN_TRAVEL_SIZES) or (
