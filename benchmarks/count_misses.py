@@ -78,9 +78,10 @@ def _plan(seed: int, index: int) -> dict:
     return {job.label: job.render.truth() for job in planned.videos}
 
 
-def _video(args: tuple[str, int, int, str]) -> list[dict] | str:
+def _video(args: tuple[str, int, int, dict]) -> list[dict] | str:
     """One question's videos: per video the count and each moving cut-out's class (or why it could not be read)."""
-    folder, seed, index, qid = args
+    folder, seed, index, sample = args
+    qid = sample["id"]
     import cv2
 
     from mvx_tasks.real_composite.footage import FPS, T
@@ -90,8 +91,6 @@ def _video(args: tuple[str, int, int, str]) -> list[dict] | str:
 
     cv2.setNumThreads(1)
     truth = _plan(seed, index)
-    sample = next(json.loads(line) for line in (Path(folder) / "data.jsonl").read_text().splitlines()
-                  if json.loads(line)["id"] == qid)
     paths = {v["label"]: Path(folder) / v["path"] for v in sample["videos"]}
     out = []
     for label, movers_truth in truth.items():
@@ -133,7 +132,7 @@ def measure(folder: Path, workers: int) -> tuple[list[dict], list[str]]:
                              f"this code renders the videos of versions {SAME_VIDEOS_SINCE}-{GENERATOR_VERSION}, so its "
                              f"cut-outs' paths would not match the videos; generate the set again (python -m mvx_tasks.real_composite {folder} --seed "
                              f"{rc.get('seed')} --crf {rc.get('crf')} --tasks CNT)")
-        jobs.append((str(folder), int(rc["seed"]), int(rc["index"]), s["id"]))
+        jobs.append((str(folder), int(rc["seed"]), int(rc["index"]), s))
     if not jobs:
         raise SystemExit(f"{folder / 'data.jsonl'} has no real-footage composite CNT question")
     if workers <= 1:
