@@ -61,7 +61,12 @@ MANIFEST = "real_composite.json"
 #: 02:16; 67 and 68 (RID only, 40 pairs each, CRF 20 and 30) read once by 222ca76 and once by a gate ramp for RID
 #: (not kept) on 2026-12-06 at 02:42; 69 (3 questions a task) read once by 222ca76, the first run of
 #: benchmarks/codec_stability.py; 70 and 71 (all three tasks, version 5, CRF 20 and 30) read once by b60fc99's tools
-#: through benchmarks/codec_stability.py on 2026-12-06 at 05:23. Confirm the next change on seed 72 or later.
+#: through benchmarks/codec_stability.py on 2026-12-06 at 05:23 (their CNT, with 63-66's, read again by
+#: benchmarks/count_stability.py at 07:59, nothing chosen); 72 (all three tasks, version 5, CRF 20 and 30) read once by
+#: d6ceaba's tools on 2026-12-06 at 08:14; 73-78 (RID only, 40 pairs each, CRF 20 and 30) read once by d6ceaba's
+#: identity reads, once by a changed upright turn and cut box (not kept) at 08:27 and once by
+#: benchmarks/identity_stability.py at 08:41. Confirm the next change on seed
+#: 79 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
