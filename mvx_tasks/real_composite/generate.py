@@ -65,8 +65,9 @@ MANIFEST = "real_composite.json"
 #: benchmarks/count_stability.py at 07:59, nothing chosen); 72 (all three tasks, version 5, CRF 20 and 30) read once by
 #: d6ceaba's tools on 2026-12-06 at 08:14; 73-78 (RID only, 40 pairs each, CRF 20 and 30) read once by d6ceaba's
 #: identity reads, once by a changed upright turn and cut box (not kept) at 08:27 and once by
-#: benchmarks/identity_stability.py at 08:41. Confirm the next change on seed
-#: 79 or later.
+#: benchmarks/identity_stability.py at 08:41; 79-84 (CNT only, 20 questions each, CRF 20 and 30) read once by the
+#: shipped count and once by a camera fitted again off the foreground (not kept) at 09:16. Confirm the next change
+#: on seed 85 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
