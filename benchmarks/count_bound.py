@@ -78,10 +78,10 @@ def bound(path: Path, rates: tuple[float, ...] = RATES) -> dict:
         got = {(v["question"], v["video"]): v["got"] for v in videos}
         if any(not isinstance(got.get(r[:2]), dict) for r in rows):
             raise SystemExit(f"{path}: a video of {folder} failed or is missing; count it again with count_stability.py")
+        own = {q["id"]: [r for r in rows if r[0] == q["id"]] for q in questions}  # each question's videos, once
         per_rate = {}
         for p in rates:
-            changes = [expected_changes(q, [r for r in rows if r[0] == q["id"]],
-                                        [got[r[:2]] for r in rows if r[0] == q["id"]], p) for q in questions]
+            changes = [expected_changes(q, own[q["id"]], [got[r[:2]] for r in own[q["id"]]], p) for q in questions]
             per_rate[f"{p:g}"] = round(100.0 * sum(changes) / max(len(changes), 1), 2)
         out["encodings"][folder] = {"questions": len(questions), "videos": len(rows),
                                     "expected_answers_changed_pct": per_rate}
