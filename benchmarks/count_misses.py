@@ -4,8 +4,9 @@
 a real-footage composite set (``python -m mvx_tasks.real_composite``) the question is planned again from its seed and
 index, so every cut-out's centre in every output frame is known (:meth:`CompositeVideo.truth
 <mvx_tasks.real_composite.tasks.CompositeVideo.truth>`; read here for scoring only, never by a tool). The lite count
-(:func:`~sama_model.backends.lite.mover_count.mover_counts`) runs as the tools run it, and each moving cut-out is
-matched to the track of the count's shown floor that lies within half the cut-out's diameter of its centre in the
+(:func:`~sama_model.backends.lite.mover_count.mover_counts`) runs as the tools run it, and its regions' estimate
+(``estimates["regions"]``, the count the tools gave until 2026-12-06, now beside the followed count) is examined: each
+moving cut-out is matched to the track of the regions' shown floor that lies within half the cut-out's diameter of its centre in the
 most sampled frames. Each moving cut-out then is one of:
 
 - ``own``: its track is counted and no other cut-out's best track;
@@ -99,7 +100,8 @@ def _video(args: tuple[str, int, int, dict]) -> list[dict] | str:
         except (VideoDecodeError, OSError) as exc:
             return f"{qid} {label}: {type(exc).__name__}: {exc}"
         got = mc.mover_counts(clip)
-        floor = next(f for f in mc.COUNT_FLOORS if got["regions_by_floor"][f"{f:g}"] == got["count"])
+        regions = int(got["estimates"]["regions"])
+        floor = next(f for f in mc.COUNT_FLOORS if got["regions_by_floor"][f"{f:g}"] == regions)
         m = movers(clip, (None, None), MOVER_FRAMES, local=True, floor=floor, core=mc.COUNT_CORE)
         height, width = clip.frames.shape[1:3]
         frames = np.clip(np.rint(m.times * FPS).astype(int), 0, T - 1)  # the output frame of each sampled step
@@ -112,13 +114,15 @@ def _video(args: tuple[str, int, int, dict]) -> list[dict] | str:
                 t.id, mc.track_verdict(len(t.steps), need, mc.travel(m, t), mc.edge_share(t, width, height))))
             seen.append([n_seen, hits])
         out.append({"question": qid, "video": label, "plate": sample["meta"]["plates"][label], "truth": len(moving),
-                    "count": int(got["count"]), "floor": floor, "frames": len(m.idx), "classes": classify(best),
+                    "count": regions, "followed": int(got["count"]), "floor": floor, "frames": len(m.idx), "classes": classify(best),
                     "seen_linked": seen})
     return out
 
 
-def measure(folder: Path, workers: int) -> tuple[list[dict], list[str]]:
-    """Every CNT video of the set (in question order) and the questions that could not be read."""
+def composite_cnt_jobs(folder: Path) -> list[tuple[str, int, int, dict]]:
+    """(folder, seed, index, question) for every real-footage composite CNT question of a set whose videos this code
+    renders again (so the generator's truth matches them); another generator version is refused with the command
+    that makes the set again. Shared with ``fit_follow_classes.py``, which labels candidates by the same truth."""
     from mvx_tasks.real_composite.generate import GENERATOR_VERSION, SAME_VIDEOS_SINCE
 
     jobs = []
@@ -135,6 +139,12 @@ def measure(folder: Path, workers: int) -> tuple[list[dict], list[str]]:
         jobs.append((str(folder), int(rc["seed"]), int(rc["index"]), s))
     if not jobs:
         raise SystemExit(f"{folder / 'data.jsonl'} has no real-footage composite CNT question")
+    return jobs
+
+
+def measure(folder: Path, workers: int) -> tuple[list[dict], list[str]]:
+    """Every CNT video of the set (in question order) and the questions that could not be read."""
+    jobs = composite_cnt_jobs(folder)
     if workers <= 1:
         got = [_video(j) for j in jobs]
     else:

@@ -10,8 +10,8 @@ scoring only, never by the tool.
 
     python benchmarks/count_stability.py SET [SET_REENCODED] [--workers 2] [--json OUT]
 
-It reports, per set, the videos counted exactly (and under / over), each of the two estimates behind
-the count exactly, the CNT answers right, and the answers the policy marks fragile (one count off in
+It reports, per set, the videos counted exactly (and under / over), each of the two estimates beside
+the count (the regions' and the points', see ``mover_counts``) exactly, the CNT answers right, and the answers the policy marks fragile (one count off in
 some video would change them; how many of those are right); with a second folder holding the same
 questions in another encoding (the composite generated at another ``--crf``, or ``mvx-bench
 reencode``), the videos whose count moved, the mean absolute change, how often each estimate moved,
@@ -71,7 +71,8 @@ def _count(path: str) -> dict | str:
         return f"{type(exc).__name__}: {exc}"
     return {"count": int(got["count"]), **{k: int(v) for k, v in got["estimates"].items()},
             "graded": float(got["graded_count"]), "near": bool(got["near_threshold"]),
-            "floors": [int(n) for n in got["regions_by_floor"].values()]}
+            "floors": [int(n) for n in got["regions_by_floor"].values()],
+            "probabilities": [float(p) for p in got.get("probabilities", [])]}
 
 
 def measure(folder: Path, workers: int) -> tuple[list[dict], list[Row], list[dict | str]]:

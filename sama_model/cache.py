@@ -30,8 +30,9 @@ log = logging.getLogger(__name__)
 #: reads the regions at two foreground floors; 9: ... with the local test;
 #: 10: ... at seven floors, the count two reach, a handover step trimmed; 11: the movers' camera held still
 #: over a uniform backdrop, decided by its texture; 12: the count's foreground floors with hysteresis; 13: lite
-#: identity near its still-and-moving camera gate reads the still clip both ways and gives the other side's score)
-CACHE_REVISION = 13
+#: identity near its still-and-moving camera gate reads the still clip both ways and gives the other side's score;
+#: 14: the lite count of moving objects follows each candidate by its look, a fitted ensemble keeps the objects)
+CACHE_REVISION = 14
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

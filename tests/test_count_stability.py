@@ -153,11 +153,16 @@ def test_script_on_a_generated_set_answers_as_the_agent_does(tmp_path, capsys):
     assert report["change"]["videos_compared"] == 10
     saved = json.loads(out_json.read_text())
     assert saved["report"] == report and len(saved["videos"][str(a)]) == 10
-    # every floor's reading is kept, and the count replays from them
-    from sama_model.backends.lite.mover_count import COUNT_FLOORS, agreed_count
+    # every floor's reading is kept, and the regions' estimate replays from them; the followed objects'
+    # probabilities are kept, and the count and its grade replay from those
+    from sama_model.backends.lite.mover_count import COUNT_FLOORS, GRADE_FROM, agreed_count
+    from sama_model.backends.lite.mover_follow import COUNT_PROBABILITY
     for v in saved["videos"][str(a)] + saved["videos"][str(b)]:
         assert len(v["got"]["floors"]) == len(COUNT_FLOORS)
-        assert agreed_count(v["got"]["floors"]) == v["got"]["count"]
+        assert agreed_count(v["got"]["floors"]) == v["got"]["regions"]
+        probs = v["got"]["probabilities"]
+        assert sum(p >= COUNT_PROBABILITY for p in probs) == v["got"]["count"] == v["got"]["followed"]
+        assert v["got"]["graded"] == pytest.approx(sum(p for p in probs if p >= GRADE_FROM), abs=0.01)
 
     questions, rows, got = count_stability.measure(a, 1)
     ours = count_stability.answers(questions, rows, got)

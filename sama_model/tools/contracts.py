@@ -68,8 +68,8 @@ class ObjectTrackerBackend(Protocol):
         {"tracks": [{"id": int, "label": str, "times": [t...], "boxes": [[x1,y1,x2,y2]...]}],
          "counts": {label: unique track count}, "max_per_frame": {label: int}}
 
-    Optional: ``"graded_count"`` (float), a count of moving objects with its readings' disagreement kept
-    as a fraction (the lite backend's, see :func:`sama_model.backends.lite.mover_count.graded_count`); the
+    Optional: ``"graded_count"`` (float), a count of moving objects with its doubt kept as a fraction
+    (the lite backend's, see :func:`sama_model.backends.lite.mover_count.followed_grade`); the
     CNT policy breaks ties of the counts with it.
     """
 

@@ -1,14 +1,19 @@
-"""How many objects move on their own: two independent counts over :mod:`.movers`' foreground.
+"""How many objects move on their own: a count by following each object's look, and two estimates beside it.
 
-Why a module of its own: :mod:`.movers` finds what moves relative to the camera and the
-background (used by the AM actor too); counting is a decision on top of it, with its own fitted
-constants. The two counts:
+Why a module of its own: :mod:`.movers` finds what moves relative to the camera and the background (used by
+the AM actor too); counting is a decision on top of it, with its own fitted constants.
 
-1. **Background-model tracks** (:func:`translating`): persistent tracks whose path *in the scene*
-   (camera removed, :func:`.movers.scene_path`) spans :data:`MIN_TRAVEL_SIZES` of their size (a
-   rotating globe or waving grass moves in place) and that keep off the frame's edge
-   (:func:`edge_share`: the background model's weak border); the count is the most such tracks alive at once
-   (:func:`most_at_once`: an object lost and found again is one object).
+The count (:func:`mover_counts`, since 2026-12-06) is :mod:`.mover_follow`'s: templates seeded from the
+background model's regions at seven foreground floors (:data:`COUNT_FLOORS`, each with the hysteresis
+:data:`COUNT_CORE`) are followed by normalised cross-correlation through the clip, a fitted tree ensemble says
+which are objects moving on their own, and one per object is counted. Beside it, two independent estimates:
+
+1. **Background-model tracks** ("regions", the count until 2026-12-06): persistent tracks whose path *in the
+   scene* (camera removed, :func:`.movers.scene_path`) spans :data:`MIN_TRAVEL_SIZES` of their size (a
+   rotating globe or waving grass moves in place) and that keep off the frame's edge (:func:`edge_share`:
+   the background model's weak border); a floor's reading is the most such tracks alive at once
+   (:func:`most_at_once`: an object lost and found again is one object), the estimate the largest reading
+   two floors reach (:func:`agreed_count`).
 2. **Rigid point groups** (:func:`point_tracks`, :func:`rigid_groups`): corners followed through
    the sampled frames and mapped into the scene; those that move on their own and keep a constant
    offset from each other are one rigid object. The background model loses an object that dwells
@@ -17,12 +22,9 @@ constants. The two counts:
    model's foreground often enough (:data:`POINT_ON_FG`: a rotating globe's lights move against the
    camera fit, yet belong to the median background).
 
-The count is the first (:func:`mover_counts`), read at seven foreground floors (:data:`COUNT_FLOORS`, each with
-the hysteresis :data:`COUNT_CORE`): the
-largest count two of them reach (:func:`agreed_count`); the second is kept beside it (``estimates``; the
-policy's tie-break sums both).
 Constants fitted on the real-footage composite seeds 7, 1, 3 and 4 (:mod:`mvx_tasks.real_composite`); the
-floors, the agreement and the count from the regions on seeds 1, 3, 4, 7, 8 and 9 of generator version 3.
+floors, the agreement and the count from the regions on seeds 1, 3, 4, 7, 8 and 9 of generator version 3;
+the followed count's ensemble on seeds 1, 3, 4, 7, 8 and 9 (version 5) at CRF 20 and 30.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ import numpy as np
 from mvx_tasks.video_decoder import VideoClip
 
 from ...grouping import linked_groups
+from .colours import dominant_color
 from .common import FRAME_MEMO, Query, Window
+from .mover_follow import COUNT_PROBABILITY, followed, heads
 from .movers import MIN_TRACK_SHARE, MOVER_FRAMES, Movers, small_grey, movers, scene_path
 from .tracker import Track
 
@@ -309,23 +313,13 @@ def track_verdict(steps: int, need: int, trav: float, edge: float) -> str:
     return "counted"
 
 
-def _region_count(m: Movers, width: int, height: int) -> tuple[int, list[Track], list[int]]:
+def _region_count(m: Movers, width: int, height: int) -> int:
     """The regions' count of one background model: the most persistent, travelling tracks off the edge
-    alive at once, those tracks, and the ids of tracks within 25 % of a cut-off (travel, persistence, edge
-    share)."""
+    alive at once (:func:`track_verdict`)."""
     need = persistence_need(m)
-    counted, near = [], []
-    for t in m.tracks:
-        trav, steps = travel(m, t), len(t.steps)
-        edge = edge_share(t, width, height)
-        if track_verdict(steps, need, trav, edge) == "counted":
-            counted.append(t)
-        if (abs(trav - MIN_TRAVEL_SIZES) < 0.25 * MIN_TRAVEL_SIZES and steps >= need) or (
-                abs(steps - need) <= max(1, need // 4) and trav >= MIN_TRAVEL_SIZES) or (
-                abs(edge - EDGE_SHARE) < 0.25 * EDGE_SHARE and steps >= need and trav >= MIN_TRAVEL_SIZES):
-            near.append(t.id)
-    spans = [(t.steps[0], t.steps[-1] + 1) for t in counted]
-    return most_at_once(len(m.idx), spans, HANDOVER_TRIM), counted, near
+    spans = [(t.steps[0], t.steps[-1] + 1) for t in m.tracks
+             if track_verdict(len(t.steps), need, travel(m, t), edge_share(t, width, height)) == "counted"]
+    return most_at_once(len(m.idx), spans, HANDOVER_TRIM)
 
 
 #: the foreground floors (grey levels, 0-255) at which a count reads the background model's regions: seven,
@@ -354,22 +348,6 @@ def agreed_count(readings: list[int], agree: int = COUNT_AGREE) -> int:
     return int(ranked[min(agree, len(ranked)) - 1]) if ranked else 0
 
 
-def graded_count(readings: list[int], top: int = 3) -> float:
-    """The mean of the ``top`` highest readings (three decimals): the count with the floors' disagreement
-    kept as a fraction ("2.33": one of the three highest floors read 3, the others 2).
-
-    Why beside the count: the CNT policy breaks ties of the counts with it (see
-    :func:`~sama_model.skills.multi_video_comparison.cnt.count_scores`). Of two candidates that both count 2,
-    one read 2, 2, 2 and the other 3, 2, 2 at the three highest floors; which one a codec's noise tips is
-    not a coin's toss when the fraction decides. Real-footage composite (generator version 3, answers right
-    / changed by CRF 30; the counts are :func:`agreed_count`'s): fitting seeds 1, 3, 4, 7, 8, 9 (240 / 120)
-    205 / 11 -> 207 / 10; seeds 47, 48, 50 (120 / 60) 102 / 7 -> 104 / 6; seeds 52-55 (160 / 80) 114 / 19 ->
-    115 / 14 (the tie-break of the points alone, and the graded count after it, were looked at on all
-    three sets: 207 / 8, 105 / 7, 115 / 16)."""
-    ranked = sorted(readings, reverse=True)[:top]
-    return round(float(np.mean(ranked)), 3) if ranked else 0.0
-
-
 #: hysteresis of every count floor (``movers(core=...)``): a foreground part counts only when it holds a pixel
 #: above COUNT_CORE x its floor. Why: where the background is weakly textured and the camera hand-held, the
 #: difference from the background lies near the floor over wide patches (misregistration, parallax); a codec's
@@ -382,51 +360,75 @@ def graded_count(readings: list[int], top: int = 3) -> float:
 COUNT_CORE = 1.5
 
 
+#: a counted candidate whose probability lies within this of :data:`.mover_follow.COUNT_PROBABILITY` is near its
+#: threshold (the trace's ``near_threshold`` says "followed probability")
+PROBABILITY_MARGIN = 0.1
+#: followed objects at least this probable are listed in the result's ``probabilities`` (the background's many
+#: improbable candidates are left out of the trace)
+LISTED_FROM = 0.05
+
+
 def mover_counts(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict:
     """Count of objects moving on their own, with the tracks behind it (the tools' shared answer to a
-    generic count): the background model's regions (:func:`_region_count`) read at each of
-    :data:`COUNT_FLOORS`, and the largest count that two of them reach (:func:`agreed_count`). Every floor
-    reads the foreground with the local test (``movers(local=True)``): a cut-out that moves slowly, about
-    one of its sizes in 3 s, stays over its middle for most of the clip, so the median background holds
-    it; it still differs from its near frames. Beside it, ``estimates`` holds the regions' count and an
-    independent one, rigid groups of corner trajectories ("points", :func:`rigid_groups`, on the
-    foreground of :data:`COUNT_DIFF_FLOOR`), which misses differently (corners miss a flat object and see
-    parallax); ``regions_by_floor`` every floor's reading, and ``graded_count`` their graded count
-    (:func:`graded_count`, the policy's tie-break). ``near_threshold`` lists the shown floor's
-    tracks within 25 % of a cut-off, "floors" when the three highest readings differ, "foreground share"
-    when a group's share is within 25 % of :data:`POINT_ON_FG`, and "estimates" when the count and the
-    points differ."""
+    generic count): candidates seeded from the background model's regions at each of :data:`COUNT_FLOORS`
+    and followed by their own appearance through the clip (:mod:`.mover_follow`), one per object, those a
+    fitted ensemble finds likely enough to be objects moving on their own. Every floor reads the foreground
+    with the local test (``movers(local=True)``): a cut-out that moves slowly, about one of its sizes in 3 s,
+    stays over its middle for most of the clip, so the median background holds it; it still differs from its
+    near frames. Beside it, ``estimates`` holds two independent counts: the regions' (the largest count two
+    floors' regions reach, :func:`agreed_count`; :func:`_region_count`) and rigid groups of corner
+    trajectories ("points", :func:`rigid_groups`, on the foreground of :data:`COUNT_DIFF_FLOOR`), which miss
+    differently; ``regions_by_floor`` every floor's regions reading, ``graded_count`` the count with the
+    followed objects' doubt kept as a fraction (:func:`followed_grade`, the policy's tie-break) and
+    ``probabilities`` every followed object's (from :data:`LISTED_FROM`). ``near_threshold`` says "followed
+    probability" when an object's probability lies within :data:`PROBABILITY_MARGIN` of the count's threshold,
+    and "estimates" when the count and the regions' estimate differ."""
     height, width = clip.frames.shape[1:3]
     # local: a pixel that differs from its near frames counts too (see movers.foreground_masks), so a slow
     # mover that the whole clip's median absorbed is found; every floor with its hysteresis (COUNT_CORE)
     reads = {f: movers(clip, window, max_frames, local=True, floor=f, core=COUNT_CORE) for f in COUNT_FLOORS}
-    regions = {f: _region_count(m, width, height) for f, m in reads.items()}
-    readings = [regions[f][0] for f in COUNT_FLOORS]
-    count = agreed_count(readings)
-    # the tracks shown are those of the lowest floor that reads the count (every count is some floor's)
-    shown_floor = next(f for f in COUNT_FLOORS if regions[f][0] == count)
-    shown = reads[shown_floor]
-    _, counted, near = regions[shown_floor]
-    near = list(near)
-    if len(set(sorted(readings)[-3:])) > 1:
-        near.append("floors")
+    readings = [_region_count(reads[f], width, height) for f in COUNT_FLOORS]
+    by_regions = agreed_count(readings)
     m = reads[COUNT_DIFF_FLOOR]
+    objects = heads(followed(clip, reads), len(m.idx))
+    counted = [h for h in objects if h.probability >= COUNT_PROBABILITY]
+    count = len(counted)
+    near: list = []
+    if any(abs(h.probability - COUNT_PROBABILITY) < PROBABILITY_MARGIN for h in objects):
+        near.append("followed probability")
     shares = [(g, foreground_share(g, m.masks)) for g in rigid_groups(point_tracks(clip, m))]
     groups = [g for g, share in shares if share >= POINT_ON_FG]
-    if any(abs(share - POINT_ON_FG) < 0.25 * POINT_ON_FG for _, share in shares):
-        near.append("foreground share")
     by_points = most_at_once(len(m.idx), [(min(p.start for p in g), max(p.end for p in g)) for g in groups])
-    if count != by_points:
+    if count != by_regions:
         near.append("estimates")
+    first = reads[COUNT_FLOORS[0]]
     tracks = []
-    for t in counted:
-        c = t.centroids()
-        tracks.append({"id": t.id, "label": "moving object", "color": t.color,
-                       "times": [round(float(shown.times[s]), 3) for s in t.steps],
-                       "boxes": [[round(v, 1) for v in s.box] for s in t.segments],
-                       "centroids": [[round(float(x), 1), round(float(y), 1)] for x, y in c],
-                       "travel_sizes": round(travel(shown, t), 2)})
-    return {"count": count, "graded_count": graded_count(readings), "tracks": tracks, "near_threshold": near,
+    for i, h in enumerate(counted):
+        centres = h.image / first.scale
+        half = 0.5 * h.size / first.scale
+        tracks.append({"id": i, "label": "moving object", "probability": round(h.probability, 3),
+                       "color": dominant_color(h.template.reshape(-1, 3).astype(np.uint8))[0],
+                       "times": [round(float(first.times[s]), 3) for s in h.steps],
+                       "boxes": [[round(float(x - half), 1), round(float(y - half), 1), round(float(x + half), 1),
+                                  round(float(y + half), 1)] for x, y in centres],
+                       "centroids": [[round(float(x), 1), round(float(y), 1)] for x, y in centres],
+                       "travel_sizes": round(h.measures["travel"], 2)})
+    return {"count": count, "graded_count": followed_grade(objects), "tracks": tracks, "near_threshold": near,
             "frames_used": int(len(m.idx)), "frame_times": [round(float(t), 3) for t in m.times],
-            "estimates": {"regions": count, "points": by_points},
+            "estimates": {"followed": count, "regions": by_regions, "points": by_points},
+            "probabilities": [round(h.probability, 3) for h in objects if h.probability >= LISTED_FROM],
             "regions_by_floor": {f"{f:g}": n for f, n in zip(COUNT_FLOORS, readings)}}
+
+
+def followed_grade(objects: list) -> float:
+    """The count with its doubt kept as a fraction: the probabilities of the followed objects that are at least
+    as likely as not (:data:`GRADE_FROM`), summed (three decimals). Why beside the count: the CNT policy breaks
+    ties of the counts with it (see :func:`~sama_model.skills.multi_video_comparison.cnt.count_scores`); of two
+    videos that both count 2, one whose second object read 0.81 is nearer 1 than one whose objects read 0.99
+    and 0.98. The many improbable candidates (the background's) are left out: their small probabilities
+    would add up to a whole object."""
+    return round(float(sum(h.probability for h in objects if h.probability >= GRADE_FROM)), 3)
+
+
+#: the followed objects whose probabilities the graded count sums (see :func:`followed_grade`)
+GRADE_FROM = 0.5

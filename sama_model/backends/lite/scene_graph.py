@@ -102,7 +102,7 @@ class LiteSceneGraph:
                 "counts": {"moving object": got["count"]}, "counts_by_name": {}, "total": got["count"],
                 "graded_count": got["graded_count"], "near_threshold": got["near_threshold"], "frames_used": got["frames_used"],
                 "window": window_span(clip, window), "query_filter": "moving object",
-                "method": "motion (camera-compensated background subtraction)"}
+                "method": "motion (camera-compensated background subtraction, each object followed by its look)"}
 
 
 def _median_counts(per_frame: list[Counter]) -> dict[str, int]:

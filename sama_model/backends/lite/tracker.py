@@ -217,7 +217,7 @@ class LiteObjectTracker:
                     "counts_by_name": {}, "near_threshold": got["near_threshold"], "frames_used": got["frames_used"],
                     "estimates": got["estimates"], "graded_count": got["graded_count"], "frame_times": got["frame_times"],
                     "window": window_span(clip, window),
-                    "query_filter": "moving object", "method": "motion (camera-compensated background subtraction)"}
+                    "query_filter": "moving object", "method": "motion (camera-compensated background subtraction, each object followed by its look)"}
         tracks, idx, times = self.tracks_for(clip, window)
         keep = self.confirmed(tracks, len(idx), q)
         counts: Counter[str] = Counter(t.label for t in keep)

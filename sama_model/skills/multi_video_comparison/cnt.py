@@ -120,8 +120,8 @@ def count_evidence(ctx: PolicyContext, video: str) -> float:
 
 
 def count_grade(ctx: PolicyContext, video: str) -> float | None:
-    """The tracker's graded count for ``video`` (``graded_count``: the count with its readings'
-    disagreement as a fraction, see :func:`sama_model.backends.lite.mover_count.graded_count`); None when
+    """The tracker's graded count for ``video`` (``graded_count``: the count with its doubt kept as a
+    fraction, see :func:`sama_model.backends.lite.mover_count.followed_grade`); None when
     the tracker gave none (a detector's count, a named target)."""
     g = (ctx.latest("object_tracker", video) or {}).get("graded_count")
     try:
