@@ -9,8 +9,9 @@ background model sees it there or not, and two touching objects keep their own p
 
 1. Candidates (:func:`followed`): every region track of the count's foreground floors (those that read
    the regions, :data:`.mover_count.COUNT_FLOORS`) is seeded at three of its frames (its regions of the
-   quartile areas); the middle of each region's box (:data:`SHRINK`) is the template, followed forward
-   and back through the sampled frames (:func:`follow`) while it matches (:data:`MIN_MATCH`).
+   quartile areas); the middle of each region's box (:data:`SHRINK`) is the template (a flat-coloured
+   region's whole box and a rim, :data:`OUTLINE`), followed forward and back through the sampled frames
+   (:func:`follow`) while it matches (:data:`MIN_MATCH`).
 2. Each followed path is measured (:data:`MEASURES`): how far it travels in the scene, how well and how
    long it matches, how much of it lies on the foreground, how many other candidates run along it, ...
 3. A fitted tree ensemble (``follow_classes.json``, :class:`.tree_classes.TreeClasses`) gives each
