@@ -73,8 +73,6 @@ def _question(args: tuple[str, int, int, dict]) -> list[dict] | str:
     from mvx_tasks.real_composite.footage import FPS, T
     from mvx_tasks.video_decoder import VideoDecodeError, load_video
     from sama_model.backends.lite import mover_count as mc
-    from sama_model.backends.lite.mover_follow import followed
-    from sama_model.backends.lite.movers import MOVER_FRAMES, movers
 
     cv2.setNumThreads(1)
     truth = _plan(seed, index)
@@ -84,9 +82,8 @@ def _question(args: tuple[str, int, int, dict]) -> list[dict] | str:
             clip = load_video(Path(folder) / v["path"])
         except (VideoDecodeError, OSError) as exc:
             return f"{sample['id']} {v['label']}: {type(exc).__name__}: {exc}"
-        reads = {f: movers(clip, (None, None), MOVER_FRAMES, local=True, floor=f, core=mc.COUNT_CORE)
-                 for f in mc.COUNT_FLOORS}
-        cands = followed(clip, reads)
+        reads = mc.count_reads(clip)
+        cands = mc.count_candidates(clip, reads)
         m = reads[mc.COUNT_FLOORS[0]]
         frames = np.clip(np.rint(m.times * FPS).astype(int), 0, T - 1)
         labels = label(cands, truth[v["label"]], frames, m.scale)

@@ -430,3 +430,17 @@ def test_hysteresis_reads_an_objects_existence_above_the_floor():
     assert mover_counts(clip)["count"] == 1
     a, b = movers(clip, local=True, floor=10.0), movers(clip, local=True, floor=10.0, core=COUNT_CORE)
     assert all(np.array_equal(ma[:100], mb[:100]) for ma, mb in zip(a.masks, b.masks))  # the clear square's rows
+
+
+def test_a_second_count_of_the_same_clip_follows_nothing_again(monkeypatch):
+    """The three tools that count one video for a question share its followed candidates (memoised per clip and
+    sampled frames): the second count follows nothing again and says the same."""
+    import sama_model.backends.lite.mover_count as mc
+
+    FRAME_MEMO.clear()
+    calls = []
+    real = mc.followed
+    monkeypatch.setattr(mc, "followed", lambda clip, reads: calls.append(1) or real(clip, reads))
+    clip = _pan_clip(_STARTS[:2], _VELS[:2])
+    first = mover_counts(clip)
+    assert mover_counts(clip) == first and len(calls) == 1 and first["count"] == 2

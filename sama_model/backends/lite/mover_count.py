@@ -39,7 +39,7 @@ from mvx_tasks.video_decoder import VideoClip
 from ...grouping import linked_groups
 from .colours import dominant_color
 from .common import FRAME_MEMO, Query, Window
-from .mover_follow import COUNT_PROBABILITY, followed, heads
+from .mover_follow import COUNT_PROBABILITY, Candidate, followed, heads
 from .movers import MIN_TRACK_SHARE, MOVER_FRAMES, Movers, small_grey, movers, scene_path
 from .tracker import Track
 
@@ -360,6 +360,24 @@ def agreed_count(readings: list[int], agree: int = COUNT_AGREE) -> int:
 COUNT_CORE = 1.5
 
 
+def count_reads(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict[float, Movers]:
+    """The background model at each of :data:`COUNT_FLOORS` with the local test and :data:`COUNT_CORE` (each
+    memoised by :func:`.movers.movers`): what the count and ``benchmarks/fit_follow_classes.py`` read."""
+    return {f: movers(clip, window, max_frames, local=True, floor=f, core=COUNT_CORE) for f in COUNT_FLOORS}
+
+
+def count_candidates(clip: VideoClip, reads: dict[float, Movers]) -> list[Candidate]:
+    """:func:`.mover_follow.followed` over :func:`count_reads`, memoised per clip and sampled frames. Why:
+    ``object_tracker``, ``scene_graph`` and ``video_reader`` each count the same video for one question, and
+    following its candidates is most of a count's cost (0.26 of 0.29 s CPU on a real-footage clip whose
+    background models were already read)."""
+    idx = reads[COUNT_FLOORS[0]].idx
+    if len(idx) == 0:
+        return []
+    key = ("mover-follow", tuple(int(i) for i in idx), COUNT_FLOORS, COUNT_CORE)
+    return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: followed(clip, reads))
+
+
 #: a counted candidate whose probability lies within this of :data:`.mover_follow.COUNT_PROBABILITY` is near its
 #: threshold (the trace's ``near_threshold`` says "followed probability")
 PROBABILITY_MARGIN = 0.1
@@ -386,11 +404,11 @@ def mover_counts(clip: VideoClip, window: Window = (None, None), max_frames: int
     height, width = clip.frames.shape[1:3]
     # local: a pixel that differs from its near frames counts too (see movers.foreground_masks), so a slow
     # mover that the whole clip's median absorbed is found; every floor with its hysteresis (COUNT_CORE)
-    reads = {f: movers(clip, window, max_frames, local=True, floor=f, core=COUNT_CORE) for f in COUNT_FLOORS}
+    reads = count_reads(clip, window, max_frames)
     readings = [_region_count(reads[f], width, height) for f in COUNT_FLOORS]
     by_regions = agreed_count(readings)
     m = reads[COUNT_DIFF_FLOOR]
-    objects = heads(followed(clip, reads), len(m.idx))
+    objects = heads(count_candidates(clip, reads), len(m.idx))
     counted = [h for h in objects if h.probability >= COUNT_PROBABILITY]
     count = len(counted)
     near: list = []
