@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 #: over a uniform backdrop, decided by its texture; 12: the count's foreground floors with hysteresis; 13: lite
 #: identity near its still-and-moving camera gate reads the still clip both ways and gives the other side's score;
 #: 14: the lite count of moving objects follows each candidate by its look, a fitted ensemble keeps the objects)
-CACHE_REVISION = 14
+CACHE_REVISION = 15
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

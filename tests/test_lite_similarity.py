@@ -188,8 +188,9 @@ def test_identity_same_figure_other_background_beats_look_alike():
     assert s_body["score"] < 0.05 and s_head["score"] < 0.05  # one changed part: clearly another
     assert s_same["identity_similarity"] > 0.75 > 0.25 > max(s_body["identity_similarity"], s_head["identity_similarity"])
     emb = SIM.embed(a, aspect="identity")
-    assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 12  # one layout grid (and texture view) per sampled frame
-    assert np.all(emb[:, -1] == identity.STILL_PATH)  # a still camera is read the still way ...
+    own = emb[emb[:, -1] != identity.STACK_PATH]  # (and at most one stack view, see test_subject_stack.py)
+    assert emb.shape[1] == ROW_DIM and 8 <= len(own) <= 12 and len(emb) - len(own) <= 1  # one layout grid (and texture view) per sampled frame
+    assert np.all(own[:, -1] == identity.STILL_PATH)  # a still camera is read the still way ...
     again = SIM.embed(a, aspect="identity-moving")  # ... and the moving camera's way only when asked
     assert 1 <= len(again) <= 12 and np.all(again[:, -1] == identity.MOVING_PATH)
 
@@ -209,6 +210,8 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
         return real(img, *args)
 
     monkeypatch.setattr(identity.cv2, "grabCut", counting)
+    # (the per-frame cuts only: the stack view's one cut of its median, test_subject_stack.py, is left out)
+    monkeypatch.setattr("sama_model.backends.lite.similarity.stack_view", lambda clip, window: None)
     close = _figure_clip((RED, BLUE), bg_seed=2, zoom=2, T=10)
     emb = SIM.embed(close, aspect="identity")
     assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 10
@@ -525,9 +528,13 @@ def test_a_pair_near_the_camera_gate_gives_the_other_sides_score():
 
 def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera(monkeypatch):
     """The tool reads a still camera's clip a second time (the moving camera's way) only when its partner's
-    camera clearly moves, and scores that pair as ``compare`` does; two still clips are read once each."""
+    camera clearly moves and a clip has no stack view, and scores that pair as ``compare`` does; two still clips
+    are read once each. With both stack views, the pair compares those and reads nothing again."""
+    from sama_model.backends.lite import similarity
     from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
 
+    real_stack = similarity.stack_view
+    monkeypatch.setattr(similarity, "stack_view", lambda clip, window: None)
     reads = []
     real = identity.identity_descriptor
     monkeypatch.setattr("sama_model.backends.lite.similarity.identity_descriptor",
@@ -551,6 +558,13 @@ def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera
     beside_pan = tool.forward("A", "P", aspect="identity")
     assert reads == [False, True] and "texture" in beside_pan  # the pan's own read, then A read again
     assert beside_pan["score"] == LiteVisualSimilarity().compare(still_a, pan, aspect="identity")["score"]
+    clear_embedding_cache()
+    monkeypatch.setattr(similarity, "stack_view", real_stack)
+    reads.clear()
+    clips.update(A=_figure_clip((RED, BLUE), bg_seed=1), P=_cutout_clip(0, 1))  # new clips: nothing memoised
+    stacked = tool.forward("A", "P", aspect="identity")
+    assert reads == [False, False] and "stack_texture" in stacked and "texture" not in stacked  # each read once
+    assert LiteVisualSimilarity().compare(pan, _cutout_clip(0, 2, scale=0.85), aspect="identity")["score"] > 0.9
     clear_embedding_cache()
 
 

@@ -43,6 +43,12 @@ lighting, so whole-frame similarity (dominated by the background) is no evidence
    (:func:`near_gate`) the result also gives the other side's score, so that a verdict a camera
    reading's small move would flip is marked in the trace.
 
+7. **The stack view, where a camera moves** (:mod:`.subject_stack`): each clip's descriptor also carries one
+   :data:`STACK_PATH` row, the subject's view read once from its aligned stack (followed by its look, median-stacked,
+   cut once). When both clips carry one and a camera moves (any clearly moving camera, :data:`STACK_MOVING_PX`), the
+   score is the two views' texture correlation (:func:`.subject_stack.stack_score`) instead of step 6's. Issue 19:
+   the per-frame locate-and-cut flipped about 10 % of held-out verdicts with a re-encoding.
+
 Limits: one changed part of a 30-pixel figure (a badge's shape, a texture seen at 8 pixels per
 stripe) barely moves a colour layout; leg count and texture statistics measured separately did
 not add to the fit on held-out pairs.
@@ -63,6 +69,7 @@ from .motion_field import (
     camera_affine,
     residual_flow,
 )
+from .subject_stack import STACK_DIM, STACK_WEIGHTS, stack_texture
 
 VIEW_W, VIEW_H = 32, 56  # the upright subject's box, resampled (a standing figure is ~1:1.8)
 LAYOUT_W, LAYOUT_H = 8, 14
@@ -94,6 +101,9 @@ TEXTURE_DIM = VIEW_W * VIEW_H * 4
 #: the unblurred cut (a still camera); MOVING_PATH: the flow locator and the blurred cut (a moving camera, and a
 #: still one paired with a clearly moving one, :func:`moving_rereads`)
 STILL_PATH, MOVING_PATH = 0.0, 1.0
+#: ... and STACK_PATH: the subject's view read once from its aligned stack (:mod:`.subject_stack`), one row after the
+#: clip's own rows: :data:`.subject_stack.STACK_DIM` values, zeros, the camera's motion and this path
+STACK_PATH = 2.0
 #: one descriptor row: the colour layout, the texture view, the camera's motion (input px per frame) and
 #: the path that read it
 ROW_DIM = IDENTITY_DIM + TEXTURE_DIM + 2
@@ -161,6 +171,11 @@ CAMERA_MOVING_PX = 1.5
 #: the still clip is read both ways and the result also gives the score of the other side of the gate
 #: (``gate_score``), which the RID policy marks when it would flip the verdict (see :func:`near_gate`)
 GATE_MARGIN_PX = 0.2
+#: the gate for a pair whose clips both carry stack views (:mod:`.subject_stack`): any clearly moving camera.
+#: Real-footage composite fitting seeds 1, 3, 4, 7, 8, 9 (240 pairs, CRF 20 / 30): with CAMERA_MOVING_PX 8 verdicts
+#: flipped, 2 of them across the gate (1.51 -> 1.48 px a frame) and 2 on the layout score of a still camera beside
+#: one moving 0.95-1.27 px a frame
+STACK_MOVING_PX = CAMERA_STILL_PX
 #: under a moving camera GrabCut cuts a Gaussian-blurred frame (sigma this share of the frame's width:
 #: 1.5 px at 320 px). Why: its colour models and edges then rest on what a codec keeps, not on fine
 #: texture CRF 30 smooths away. Real-footage composite fitting seeds 1, 3, 4, 7, 8, 9 (120 pairs, CRF
@@ -380,6 +395,31 @@ def texture_features(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
             float(np.mean(np.sort(m.ravel())[-TEXTURE_TOP:])))
 
 
+def with_stack(rows: np.ndarray | None, view: np.ndarray | None) -> np.ndarray | None:
+    """A descriptor's rows with the clip's stack view (:func:`.subject_stack.stack_view`) appended as a
+    :data:`STACK_PATH` row; the rows as they are when either is missing."""
+    if rows is None or view is None or np.asarray(rows).shape[1] != ROW_DIM:
+        return rows
+    row = np.zeros(ROW_DIM, np.float32)
+    row[:STACK_DIM] = view
+    row[-2:] = (camera_motion(rows), STACK_PATH)
+    return np.concatenate([rows, row[None]]).astype(np.float32)
+
+
+def _split_stack(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(the rows without the stack row, the stack view or None)."""
+    r = np.asarray(rows)
+    if r.ndim != 2 or r.shape[1] != ROW_DIM:
+        return r, None
+    stack = r[:, -1] == STACK_PATH
+    return r[~stack], (r[stack][0, :STACK_DIM] if stack.any() else None)
+
+
+def _stacked(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Whether both clips carry a stack view (then a pair read alike compares those, not per-frame reads)."""
+    return a is not None and b is not None and _split_stack(a)[1] is not None and _split_stack(b)[1] is not None
+
+
 def camera_motion(rows: np.ndarray) -> float | None:
     """The camera's motion a descriptor was read under (input px per frame); None for layout-only rows."""
     r = np.asarray(rows)
@@ -392,14 +432,21 @@ def _path(rows: np.ndarray) -> float | None:
     return float(r[0, -1]) if r.ndim == 2 and r.shape[1] == ROW_DIM else None
 
 
-def _read_alike(a: np.ndarray, b: np.ndarray) -> bool:
+def _read_alike(a: np.ndarray, b: np.ndarray, gate: float = CAMERA_MOVING_PX) -> bool:
     """Whether two clips are compared as read the moving camera's way, with the texture score: both
-    cameras move (:data:`CAMERA_STILL_PX`), or one is still and the other moves at least
-    :data:`CAMERA_MOVING_PX`. Why: a pair whose locator and cut differ compares two readings, not two
+    cameras move (:data:`CAMERA_STILL_PX`), or one is still and the other moves at least ``gate``
+    (:func:`_gate`). Why: a pair whose locator and cut differ compares two readings, not two
     subjects. Two still cameras (every pair of MVX-Synth's default difficulty) and a still and a slowly
     moving one keep the layout score fitted on MVX-Synth."""
     cams = (camera_motion(a), camera_motion(b))
-    return all(c is not None for c in cams) and (min(cams) >= CAMERA_STILL_PX or max(cams) >= CAMERA_MOVING_PX)
+    return all(c is not None for c in cams) and (min(cams) >= CAMERA_STILL_PX or max(cams) >= gate)
+
+
+def _gate(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    """The camera motion above which a still camera's clip is compared with its partner's by texture:
+    :data:`STACK_MOVING_PX` when both carry stack views (neither needs a second read), else
+    :data:`CAMERA_MOVING_PX`."""
+    return STACK_MOVING_PX if _stacked(a, b) else CAMERA_MOVING_PX
 
 
 def near_gate(a: np.ndarray | None, b: np.ndarray | None) -> bool:
@@ -414,13 +461,13 @@ def near_gate(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     margin stays above MVX-Synth's hardest RID camera (1.29 px a frame)."""
     cams = (camera_motion(a), camera_motion(b)) if a is not None and b is not None else (None, None)
     return (all(c is not None for c in cams) and min(cams) < CAMERA_STILL_PX
-            and abs(max(cams) - CAMERA_MOVING_PX) < GATE_MARGIN_PX)
+            and abs(max(cams) - _gate(a, b)) < GATE_MARGIN_PX)
 
 
 def both_reads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bool]:
     """Which of a pair's clips must be read both ways (its own still read and the moving camera's): the still
     clip of a pair :func:`near_gate`."""
-    if not near_gate(a, b):
+    if not near_gate(a, b) or _stacked(a, b):
         return False, False
     return _path(a) == STILL_PATH, _path(b) == STILL_PATH
 
@@ -448,7 +495,7 @@ def moving_rereads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bo
     still camera's clip paired with a clearly moving one (:func:`_read_alike`). Lazy, because only such
     pairs need it and a second cut of every still clip would triple the read's cost (0.29 -> 1.02 s on a
     3-s 224-px clip)."""
-    if a is None or b is None or not _read_alike(a, b):
+    if a is None or b is None or not _read_alike(a, b) or _stacked(a, b):
         return False, False
     return _path(a) == STILL_PATH, _path(b) == STILL_PATH
 
@@ -462,24 +509,33 @@ def identity_result(a: np.ndarray | None, b: np.ndarray | None) -> dict:
     ``"texture"`` lists its two features); otherwise it is the layout score fitted on MVX-Synth
     (:data:`SCORE_WEIGHTS`), also when a still clip's moving read found no subject. A pair :func:`near_gate`, its
     still clip read both ways (:func:`both_reads`), also gets ``"gate_score"``: the score of the gate's other side
-    (each score on its own reads: the layout score on each clip's own read, the texture score on the moving reads)."""
+    (each score on its own reads: the layout score on each clip's own read, the texture score on the moving reads).
+    When both clips carry stack views (:func:`with_stack`), the texture score is theirs (``"stack_texture"``,
+    :func:`.subject_stack.stack_score`) and the camera gate is :data:`STACK_MOVING_PX` (:func:`_gate`)."""
     if a is None or b is None or not np.asarray(a).any() or not np.asarray(b).any():
         return {"score": 0.5, "identity_similarity": None}
+    gate, near = _gate(a, b), near_gate(a, b)
+    (a, sa), (b, sb) = _split_stack(a), _split_stack(b)
     ma, mb = _moving_rows(a), _moving_rows(b)
-    readable = len(ma) > 0 and len(mb) > 0  # (a still clip's moving read may have found no subject)
+    # (a still clip's moving read may have found no subject; stack views need no moving read)
+    readable = (sa is not None and sb is not None) or (len(ma) > 0 and len(mb) > 0)
 
     def layout() -> tuple[float, tuple[float, float], dict]:
         feats = identity_features(_own_rows(a), _own_rows(b))
         return SCORE_WEIGHTS[-1] + sum(w * f for w, f in zip(SCORE_WEIGHTS, feats)), feats, {}
 
     def texture() -> tuple[float, tuple[float, float], dict]:
+        if sa is not None and sb is not None:  # both subjects read from their aligned stacks
+            t = stack_texture(sa, sb)
+            return (STACK_WEIGHTS[0] * t + STACK_WEIGHTS[1], identity_features(_own_rows(a), _own_rows(b)),
+                    {"stack_texture": round(t, 4)})
         feats, tex = identity_features(ma, mb), texture_features(ma, mb)
         z = MOVING_SCORE_WEIGHTS[-1] + sum(w * f for w, f in zip(MOVING_SCORE_WEIGHTS, (*feats, *tex)))
         return z, feats, {"texture": [round(t, 4) for t in tex]}
 
-    alike = _read_alike(a, b) and readable
+    alike = _read_alike(a, b, gate) and readable
     z, feats, extra = texture() if alike else layout()
-    if near_gate(a, b) and readable:
+    if near and readable:
         other = (layout() if alike else texture())[0]
         extra["gate_score"] = round(float(1.0 / (1.0 + np.exp(-other))), 4)
     return {"score": round(float(1.0 / (1.0 + np.exp(-z))), 4),

@@ -27,7 +27,8 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import ROW_DIM, both_reads, identity_descriptor, identity_result, moving_rereads
+from .identity import ROW_DIM, both_reads, identity_descriptor, identity_result, moving_rereads, with_stack
+from .subject_stack import stack_view
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
 #: MVX-Synth ART (default difficulty, seed 0)
@@ -77,8 +78,11 @@ class LiteVisualSimilarity:
     def _identity(self, clip: VideoClip, window: Window, moving_path: bool = False) -> np.ndarray | None:
         idx = window_indices(clip, window, 32)
         key = ("identity-layout", int(len(idx)), int(idx[-1]) if len(idx) else -1, moving_path)
+        if moving_path:
+            return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key,
+                                  lambda _: identity_descriptor(clip.frames[idx], moving_path=True))
         return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key,
-                              lambda _: identity_descriptor(clip.frames[idx], moving_path=moving_path))
+                              lambda _: with_stack(identity_descriptor(clip.frames[idx]), stack_view(clip, window)))
 
     def _activity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
         idx = window_indices(clip, window)

@@ -1,0 +1,115 @@
+"""The subject read once from its aligned stack (:mod:`sama_model.backends.lite.subject_stack`): exact texture
+correlations of constructed views, rigid partners of constructed followed objects, the identity score that uses the
+stack views only where the cameras move, and the cut-out scene under a panning camera."""
+import numpy as np
+import pytest
+
+from sama_model.backends.lite import identity
+from sama_model.backends.lite import subject_stack as ss
+from sama_model.backends.lite.identity import IDENTITY_DIM, ROW_DIM
+from sama_model.backends.lite.mover_follow import Candidate
+
+V = ss.VIEW
+
+
+def _view(lab: np.ndarray, cover: np.ndarray | None = None) -> np.ndarray:
+    cover = np.ones((V, V), np.float32) if cover is None else cover
+    return np.concatenate([lab.reshape(-1), cover.reshape(-1)]).astype(np.float32)
+
+
+def _texture(seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    # a smooth texture (the views are compared blurred): 8 x 8 noise enlarged
+    small = rng.normal(0, 20, (8, 8, 3))
+    return np.kron(small, np.ones((5, 5, 1))) + 120
+
+
+def test_stack_texture_on_constructed_views():
+    """The same view correlates 1, its negative -1 (unshifted); a view shifted by SHIFT pixels still finds 1 (best over shifts),
+    one shifted far does not; views sharing fewer than MIN_SHARED covered pixels correlate 0."""
+    lab = _texture()
+    assert ss.stack_texture(_view(lab), _view(lab)) == pytest.approx(1.0, abs=1e-5)
+    ones = np.ones((V, V), np.float32)
+    assert ss._correlation(lab, 240 - lab, ones) == pytest.approx(-1.0, abs=1e-6)  # at no shift
+    assert ss.stack_texture(_view(lab), _view(240 - lab)) < 0  # (its best shift is still negative)
+    shifted = np.roll(lab, (ss.SHIFT, -ss.SHIFT), axis=(0, 1))
+    assert ss.stack_texture(_view(lab), _view(shifted)) > 0.99  # (not 1: the blur at the rolled-in rim)
+    assert ss.stack_texture(_view(lab), _view(np.roll(lab, 12, axis=1))) < 0.5
+    sliver = np.zeros((V, V), np.float32)
+    sliver[:2, :8] = 1  # 16 covered pixels
+    assert ss.stack_texture(_view(lab), _view(lab, sliver)) == 0.0
+    w, b = ss.STACK_WEIGHTS
+    assert ss.stack_score(-b / w) == pytest.approx(0.5)
+    assert ss.stack_score(1.0) == pytest.approx(1 / (1 + np.exp(-(w + b))))
+
+
+def _object(steps, image, size, probability):
+    c = Candidate(np.array(steps), np.array(image, float), np.array(image, float), float(size))
+    c.probability = probability
+    return c
+
+
+def test_partners_are_the_probable_objects_moving_rigidly_with_the_subject():
+    """Offsets in frame pixels (small-frame pixels over the scale): a probable object at a steady offset is a part;
+    one that drifts, one too far, one improbable and one sharing under three frames are not."""
+    steps = list(range(6))
+    top = _object(steps, [(10 + 3 * k, 20) for k in steps], 8, 0.99)
+    part = _object(steps, [(16 + 3 * k, 24) for k in steps], 6, 0.9)  # offset (6, 4) in every frame
+    drift = _object(steps, [(16 + 5 * k, 24) for k in steps], 6, 0.9)
+    far = _object(steps, [(40 + 3 * k, 20) for k in steps], 6, 0.9)  # 30 px: over two sizes
+    unlikely = _object(steps, [(16 + 3 * k, 24) for k in steps], 6, 0.2)
+    brief = _object([0, 1], [(16, 24), (19, 24)], 6, 0.9)
+    got = ss._partners([top, part, drift, far, unlikely, brief], scale=0.5)
+    assert got == [(12.0, 8.0, 12.0)]
+
+
+def _rows(camera: float, layout: float = 1.0, path: float = identity.MOVING_PATH, k: int = 3) -> np.ndarray:
+    return np.concatenate([np.full((k, IDENTITY_DIM), layout), np.zeros((k, ROW_DIM - IDENTITY_DIM - 2)),
+                           np.full((k, 1), camera), np.full((k, 1), path)], axis=1)
+
+
+def test_identity_uses_the_stack_views_where_the_cameras_move():
+    """Two moving cameras with stack views: the score is the stack score of their texture correlation (no
+    per-frame texture read, no second read of a still clip); two still cameras keep the layout score fitted on
+    MVX-Synth exactly as without the views; a clip without a view leaves the pair as before."""
+    lab = _texture(1)
+    same, other = _view(lab), _view(240 - lab)
+    moving, still = _rows(2.0), _rows(0.3, path=identity.STILL_PATH)
+    a = identity.with_stack(moving, same)
+    assert a.shape == (4, ROW_DIM) and a[-1, -1] == identity.STACK_PATH and a[-1, -2] == 2.0
+    got = identity.identity_result(a, identity.with_stack(_rows(0.9), same))
+    assert got["score"] == round(ss.stack_score(1.0), 4) and got["stack_texture"] == pytest.approx(1.0, abs=1e-4)
+    assert got["identity_similarity"] == 1.0 and "texture" not in got
+    low = identity.identity_result(a, identity.with_stack(_rows(0.9), other))
+    assert low["score"] == round(ss.stack_score(low["stack_texture"]), 4) < 0.01 and low["stack_texture"] < 0
+    layout_only = identity.identity_result(still, still)
+    assert identity.identity_result(identity.with_stack(still, same), identity.with_stack(still, other)) == layout_only
+    # a still clip beside a clearly moving one: both views compared, and no second read of the still clip
+    mixed = identity.identity_result(identity.with_stack(still, same), a)
+    assert mixed["score"] == round(ss.stack_score(1.0), 4)
+    assert identity.moving_rereads(identity.with_stack(still, same), a) == (False, False)
+    assert identity.moving_rereads(still, a) == (True, False)  # without the still clip's view: as before
+    assert identity.with_stack(None, same) is None and np.array_equal(identity.with_stack(moving, None), moving)
+    # with both views the gate is any clearly moving camera (STACK_MOVING_PX), not CAMERA_MOVING_PX
+    slow = identity.CAMERA_MOVING_PX - 0.3
+    assert identity.STACK_MOVING_PX < slow
+    stacked = identity.identity_result(identity.with_stack(still, same), identity.with_stack(_rows(slow), same))
+    assert stacked["score"] == round(ss.stack_score(1.0), 4)
+    assert identity.identity_result(still, _rows(slow)) == layout_only
+    near = identity.identity_result(identity.with_stack(still, same),
+                                    identity.with_stack(_rows(identity.STACK_MOVING_PX + 0.1), other))
+    assert near["gate_score"] == layout_only["score"] and near["score"] < 0.01  # the other side of the gate
+
+
+def test_stack_view_reads_the_cutout_under_a_panning_camera():
+    """Issue 19's RID scene in small (a photograph cut-out over panning footage): the same cut-out over other
+    footage at another scale correlates far above another piece of the same photograph."""
+    from test_lite_similarity import _cutout_clip
+
+    views = {k: ss.stack_view(c) for k, c in
+             {"a": _cutout_clip(0, 1), "same": _cutout_clip(0, 2, scale=0.85), "other": _cutout_clip(1, 3)}.items()}
+    assert all(v is not None and v.shape == (ss.STACK_DIM,) for v in views.values())
+    cover = views["a"][3 * V * V:].reshape(V, V)
+    assert 0.5 < (cover > 0.5).mean() < 0.95  # the cut-out's outline, not its square window
+    same, other = ss.stack_texture(views["a"], views["same"]), ss.stack_texture(views["a"], views["other"])
+    assert same > 0.8 and other < 0.5 and ss.stack_score(same) > 0.9 > 0.5 > ss.stack_score(other)
