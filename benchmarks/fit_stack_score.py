@@ -100,9 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     report = {"weights": weights, "in_sample": figures(pairs, verdicts(pairs, weights)), "by_seed": {}}
     print(f"STACK_WEIGHTS = ({weights[0]:.4f}, {weights[1]:.4f})  # even odds at texture {-weights[1] / weights[0]:.3f}; "
           f"{len(known)} of {len(pairs)} pairs read; in sample {report['in_sample']}")
-    if args.by_seed:
+    seeds = sorted({p["seed"] for p in pairs})
+    if args.by_seed and len(seeds) < 2:
+        print(f"--by-seed needs sets of two seeds or more (these are all seed {seeds[0]}): no seed left out")
+    elif args.by_seed:
         said: dict[tuple, bool] = {}
-        for s in sorted({p["seed"] for p in pairs}):
+        for s in seeds:
             rest = [p for p in known if p["seed"] != s]
             w = fit(np.array([p["texture"] for p in rest]), np.array([float(p["same"]) for p in rest]))
             mine = [p for p in pairs if p["seed"] == s]

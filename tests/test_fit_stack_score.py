@@ -48,7 +48,9 @@ def test_cli_reads_a_generated_set(tmp_path, capsys):
     report = json.loads(out.read_text())
     assert len(report["pairs"]) == 4 and {p["crf"] for p in report["pairs"]} == {20, 30}
     assert report["in_sample"]["pairs"] == 2 and sum(report["in_sample"]["right"].values()) <= 4
-    assert "STACK_WEIGHTS = (" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "STACK_WEIGHTS = (" in printed and "--by-seed needs sets of two seeds or more" in printed
+    assert report["by_seed"] == {} and "left_one_seed_out" not in report
     with pytest.raises(SystemExit, match="no RID pair read"):
         fit_stack_score.main([str(generate(tmp_path / "cnt", per_task=1, seed=5, crf=20, tasks="CNT", workers=1)),
                               "--workers", "1"])
