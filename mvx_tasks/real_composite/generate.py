@@ -72,8 +72,8 @@ MANIFEST = "real_composite.json"
 #: (all three tasks, CRF 20 and 30) read once through the agent by the followed count's code (8a9cc0f); 94 (CNT, 2
 #: questions) only to try benchmarks/fit_follow_classes.py as a new user would; 95-97 (RID only, 40 pairs each, CRF 20
 #: and 30) read once by e88195d's identity and once by the stack view (subject_stack.py) on 2026-12-06 at 13:43-14:02;
-#: 98, 99, 100 and 103 (all three tasks, CRF 20 and 30) read once through the agent by that change. Confirm the next
-#: change on seed 104 or later.
+#: 98, 99, 100 and 103 (all three tasks, CRF 20 and 30) read once through the agent by that change; 104 (RID, 3
+#: pairs) only to try benchmarks/fit_stack_score.py as a new user would. Confirm the next change on seed 105 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
