@@ -78,11 +78,11 @@ class LiteVisualSimilarity:
     def _identity(self, clip: VideoClip, window: Window, moving_path: bool = False) -> np.ndarray | None:
         idx = window_indices(clip, window, 32)
         key = ("identity-layout", int(len(idx)), int(idx[-1]) if len(idx) else -1, moving_path)
-        if moving_path:
-            return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key,
-                                  lambda _: identity_descriptor(clip.frames[idx], moving_path=True))
-        return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key,
-                              lambda _: with_stack(identity_descriptor(clip.frames[idx]), stack_view(clip, window)))
+        def read(_frame: np.ndarray) -> np.ndarray | None:  # (a moving-path re-read carries no stack view)
+            rows = identity_descriptor(clip.frames[idx], moving_path=moving_path)
+            return rows if moving_path else with_stack(rows, stack_view(clip, window))
+
+        return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key, read)
 
     def _activity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
         idx = window_indices(clip, window)

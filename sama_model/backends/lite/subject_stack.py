@@ -65,7 +65,6 @@ VIEW = 40  # the view's side (pixels)
 MIN_CUT = 30  # fewer pixels cut: no view
 TEXTURE_BLUR = 1.0  # the views are compared blurred by this many view pixels
 SHIFT = 2  # ... at every shift of up to this many view pixels, the best
-MIN_SHARED = 20  # fewer view pixels both cover: the views correlate 0
 #: logistic weights on the texture correlation and the bias, fitted on the real-footage composite's fitting seeds
 #: 1, 3, 4, 7, 8, 9 (RID, 240 pairs at CRF 20 and 30): 0.453 is even odds. They were fitted by the experiment that
 #: chose the settings (scikit-learn, on views rounded once more); ``benchmarks/fit_stack_score.py`` on the same sets
@@ -172,22 +171,12 @@ def stack_view(clip: VideoClip, window: Window = (None, None)) -> np.ndarray | N
     return np.concatenate([lab.reshape(-1), cover.reshape(-1)]).astype(np.float32)
 
 
-def _correlation(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
-    """Weighted Pearson correlation per CIELAB channel (L 1, a and b 1/2 each), the sum halved."""
-    total = w.sum()
-    if total < MIN_SHARED:
-        return 0.0
-    out = 0.0
-    for ch, weight in ((0, 1.0), (1, 0.5), (2, 0.5)):
-        x, y = a[..., ch], b[..., ch]
-        dx, dy = x - (w * x).sum() / total, y - (w * y).sum() / total
-        out += weight * (w * dx * dy).sum() / (np.sqrt((w * dx * dx).sum() * (w * dy * dy).sum()) + 1e-6)
-    return float(out / 2)
-
-
 def stack_texture(a: np.ndarray, b: np.ndarray) -> float:
     """The best texture correlation of two stack views (:func:`stack_view` rows) over shifts of up to
-    :data:`SHIFT` view pixels, where both cover more than half a pixel."""
+    :data:`SHIFT` view pixels: :func:`.identity.texture_correlations` of the overlapping parts (pixels both cover
+    more than half, L weighted 1 and a, b 1/2 each)."""
+    from .identity import texture_correlations  # (at call time: identity imports this module)
+
     views = []
     for row in (a, b):
         row = np.asarray(row, np.float32)[:STACK_DIM]
@@ -199,8 +188,8 @@ def stack_texture(a: np.ndarray, b: np.ndarray) -> float:
         for dx in range(-SHIFT, SHIFT + 1):
             ya, yb = slice(max(0, dy), VIEW + min(0, dy)), slice(max(0, -dy), VIEW + min(0, -dy))
             xa, xb = slice(max(0, dx), VIEW + min(0, dx)), slice(max(0, -dx), VIEW + min(0, -dx))
-            w = np.minimum(ca[ya, xa], cb[yb, xb])
-            best = max(best, _correlation(la[ya, xa], lb[yb, xb], w * (w > 0.5)))
+            pair = [np.dstack([lab[y, x], cover[y, x]])[None] for lab, cover, y, x in ((la, ca, ya, xa), (lb, cb, yb, xb))]
+            best = max(best, float(texture_correlations(*pair)[0, 0]))
     return best
 
 
