@@ -508,15 +508,21 @@ def test_a_pair_near_the_camera_gate_gives_the_other_sides_score():
     still_only = _rows(view, 0.5, layout=3.0, path=identity.STILL_PATH)
     assert identity.identity_result(still_only, _rows(view, below)) == {"score": p_layout,
                                                                          "identity_similarity": round(float(np.exp(-2.0 / identity.SIMILARITY_SCALE)), 4)}
-    # the tool's pair rule: near the gate the still clip is read both ways; far above it the moving way only
-    from sama_model.backends.lite.similarity import BOTH_IDENTITY, MOVING_IDENTITY
+    # the tool's pair rule: where a camera moves, both stacks are read first (here they find no view); then near
+    # the gate the still clip is read both ways; far above it the moving way only; two still cameras: nothing
+    from sama_model.backends.lite.similarity import BOTH_IDENTITY, MOVING_IDENTITY, STACKED_IDENTITY
 
     pair = LiteVisualSimilarity().pair_aspects
-    assert pair(still_only, _rows(view, below), "identity") == (BOTH_IDENTITY, "identity")
-    assert pair(_rows(view, above), still_only, "identity") == ("identity", BOTH_IDENTITY)
-    assert pair(still_only, _rows(view, far), "identity") == (MOVING_IDENTITY, "identity")
-    assert pair(still_only, _rows(view, identity.CAMERA_MOVING_PX - identity.GATE_MARGIN_PX - 0.01),
-                "identity") == ("identity", "identity")
+    assert pair(still_only, _rows(view, below), "identity") == (STACKED_IDENTITY, STACKED_IDENTITY)
+    assert pair(identity.with_stack(still_only, None), _rows(view, below), "identity") == ("identity", STACKED_IDENTITY)
+    assert pair(still_only, _rows(view, 0.3), "identity") == ("identity", "identity")
+    no_view = [identity.with_stack(r, None) for r in (still_only, _rows(view, below), _rows(view, above),
+                                                      _rows(view, far))]
+    assert pair(no_view[0], no_view[1], "identity") == (BOTH_IDENTITY, "identity")
+    assert pair(no_view[2], no_view[0], "identity") == ("identity", BOTH_IDENTITY)
+    assert pair(no_view[0], no_view[3], "identity") == (MOVING_IDENTITY, "identity")
+    edge = identity.with_stack(_rows(view, identity.CAMERA_MOVING_PX - identity.GATE_MARGIN_PX - 0.01), None)
+    assert pair(no_view[0], edge, "identity") == ("identity", "identity")
     assert identity.both_reads(_rows(view, 0.9), _rows(view, below)) == (False, False)  # both cameras move
     from sama_model.tools.visual_similarity import VisualSimilarityTool
 
@@ -529,7 +535,8 @@ def test_a_pair_near_the_camera_gate_gives_the_other_sides_score():
 def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera(monkeypatch):
     """The tool reads a still camera's clip a second time (the moving camera's way) only when its partner's
     camera clearly moves and a clip has no stack view, and scores that pair as ``compare`` does; two still clips
-    are read once each. With both stack views, the pair compares those and reads nothing again."""
+    are read once each, and their stacks not at all. With both stack views, the pair compares those and reads nothing
+    again."""
     from sama_model.backends.lite import similarity
     from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
 
@@ -564,6 +571,13 @@ def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera
     clips.update(A=_figure_clip((RED, BLUE), bg_seed=1), P=_cutout_clip(0, 1))  # new clips: nothing memoised
     stacked = tool.forward("A", "P", aspect="identity")
     assert reads == [False, False] and "stack_texture" in stacked and "texture" not in stacked  # each read once
+    # two still cameras never read their stacks (the pair's score is the layout score either way)
+    stacks = []
+    monkeypatch.setattr(similarity, "stack_view", lambda clip, window: stacks.append(clip) or real_stack(clip, window))
+    clips.update(A=_figure_clip((RED, BLUE), bg_seed=1), B=_figure_clip((RED, BLUE), bg_seed=2))
+    clear_embedding_cache()
+    assert tool.forward("A", "B", aspect="identity") == two_still and stacks == []
+    assert len(tool.forward("A", "P", aspect="identity")) and len(stacks) == 1  # A's (P's was read above)
     assert LiteVisualSimilarity().compare(pan, _cutout_clip(0, 2, scale=0.85), aspect="identity")["score"] > 0.9
     clear_embedding_cache()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import test_sama_doubles as D
@@ -93,6 +94,35 @@ def test_similarity_embeds_each_video_once_and_scores_cosine(question):
     assert D.CALLS["embed"] == 5
     assert again(video_a="Reference", video_b="Video B", aspect="style").data["score"] == 1.0
     assert D.CALLS["embed"] == 7
+
+
+def test_reread_pair_asks_again_until_nothing_new_is_asked():
+    """A backend's ``pair_aspects`` sees each round's new embeddings: a side is embedded once per aspect, an empty
+    read keeps the last embedding, and a request for an aspect that side was already read under ends the rounds."""
+    from sama_model.tools.visual_similarity import MAX_REREAD_ROUNDS, reread_pair
+
+    seen, embeds = [], []
+
+    def pair(ea, eb, aspect):
+        seen.append((float(ea[0, 0]), float(eb[0, 0])))
+        if ea[0, 0] == 1 and eb[0, 0] == 1:
+            return "x-stack", "x-stack"  # round 1: both sides
+        if ea[0, 0] == 2:
+            return "x-moving", "x"  # round 2: side a again (its read is empty: a keeps 2)
+        return aspect, aspect
+
+    def embed(side, values):
+        return lambda asp: embeds.append((side, asp)) or np.array([[values[asp]]], float)
+
+    got = reread_pair(np.ones((1, 1)), np.ones((1, 1)), pair, "x", embed("a", {"x-stack": 2, "x-moving": 0}),
+                      embed("b", {"x-stack": 3}))
+    assert [float(v[0, 0]) for v in got] == [2.0, 3.0]
+    assert embeds == [("a", "x-stack"), ("b", "x-stack"), ("a", "x-moving")]
+    assert seen == [(1.0, 1.0), (2.0, 3.0), (2.0, 3.0)]  # the third round asks only what a was read under
+    looping = []
+    reread_pair(np.ones((1, 1)), np.ones((1, 1)), lambda ea, eb, asp: (f"r{len(looping)}", asp), "x",
+                lambda asp: looping.append(asp) or np.ones((1, 1)), lambda asp: np.ones((1, 1)))
+    assert looping == [f"r{i}" for i in range(MAX_REREAD_ROUNDS)]
 
 
 def test_subtitle_retrieve_extract_and_missing(question):

@@ -87,7 +87,12 @@ def test_identity_uses_the_stack_views_where_the_cameras_move():
     assert mixed["score"] == round(ss.stack_score(1.0), 4)
     assert identity.moving_rereads(identity.with_stack(still, same), a) == (False, False)
     assert identity.moving_rereads(still, a) == (True, False)  # without the still clip's view: as before
-    assert identity.with_stack(None, same) is None and np.array_equal(identity.with_stack(moving, None), moving)
+    assert identity.with_stack(None, same) is None
+    # a stack read that found no view is marked as read, and the pair is scored as without it
+    none = identity.with_stack(moving, None)
+    assert none.shape == (4, ROW_DIM) and not none[-1, :-2].any() and identity.stack_read(none)
+    assert not identity.stack_read(moving) and identity._split_stack(none)[1] is None
+    assert identity.identity_result(none, a) == identity.identity_result(moving, a)
     # with both views the gate is any clearly moving camera (STACK_MOVING_PX), not CAMERA_MOVING_PX
     slow = identity.CAMERA_MOVING_PX - 0.3
     assert identity.STACK_MOVING_PX < slow

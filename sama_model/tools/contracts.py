@@ -85,7 +85,8 @@ class VisualSimilarityBackend(Protocol):
     "content" (what is shown) or "style" (how it is rendered) where a backend distinguishes them.
     Optional: ``compare_embeddings(ea, eb, aspect)`` scores cached embeddings (None: the tool's
     cosine), and ``pair_aspects(ea, eb, aspect) -> (aspect_a, aspect_b)`` names a side to embed again
-    under another aspect before the pair is compared (a reading that depends on the partner).
+    under another aspect before the pair is compared (a reading that depends on the partner; asked again with the
+    new embeddings until it names nothing new).
     """
 
     def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray: ...

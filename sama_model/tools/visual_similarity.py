@@ -4,7 +4,8 @@ Each video's frame embeddings are computed once per process per backend (and win
 aspect) and reused for every comparison: comparing a reference with four candidates embeds
 five videos, not eight. A backend whose reading of one video depends on its partner (the lite
 identity descriptor reads a still camera's clip again when its partner's camera clearly moves)
-says so with ``pair_aspects``; the side it names is embedded again, under another cached aspect.
+says so with ``pair_aspects``; the side it names is embedded again, under another cached aspect, and the
+backend asked again (:func:`reread_pair`).
 """
 from __future__ import annotations
 
@@ -40,18 +41,26 @@ def default_compare(ea: np.ndarray, eb: np.ndarray) -> dict[str, Any]:
     return {"score": round(score, 6), "frame_scores": [round(float(x), 6) for x in frame_scores]}
 
 
-def reread_pair(ea: np.ndarray, eb: np.ndarray, aspects: tuple[str, str], aspect: str,
-                embed_a: Callable[[str], np.ndarray],
+#: rounds of ``pair_aspects`` a pair may take (the lite identity's: stack views, then a still clip's second read)
+MAX_REREAD_ROUNDS = 3
+
+
+def reread_pair(ea: np.ndarray, eb: np.ndarray, pair_aspects: Callable[[np.ndarray, np.ndarray, str], tuple[str, str]],
+                aspect: str, embed_a: Callable[[str], np.ndarray],
                 embed_b: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The embeddings a pair is compared on: a side whose backend asked for another aspect
-    (``pair_aspects``) is embedded again under it, unless that read is empty (then the first one stays)."""
-    out = []
-    for e, asp, embed in ((ea, aspects[0], embed_a), (eb, aspects[1], embed_b)):
-        if asp != aspect:
-            again = np.asarray(embed(asp))
-            e = again if again.any() else e
-        out.append(e)
-    return out[0], out[1]
+    """The embeddings a pair is compared on: while the backend's ``pair_aspects`` asks for a side to be embedded
+    under an aspect that side has not been read under yet, it is embedded again (unless that read is empty, then the
+    last one stays) and the backend asked again with the new pair; at most :data:`MAX_REREAD_ROUNDS` rounds."""
+    e, embed, seen = [ea, eb], (embed_a, embed_b), ({aspect}, {aspect})
+    for _ in range(MAX_REREAD_ROUNDS):
+        asked = [(i, asp) for i, asp in enumerate(pair_aspects(e[0], e[1], aspect)) if asp not in seen[i]]
+        if not asked:
+            break
+        for i, asp in asked:
+            seen[i].add(asp)
+            again = np.asarray(embed[i](asp))
+            e[i] = again if again.any() else e[i]
+    return e[0], e[1]
 
 
 class VisualSimilarityTool(Tool):
@@ -93,7 +102,7 @@ class VisualSimilarityTool(Tool):
         ea, eb = self.embeddings(video_a, window, aspect), self.embeddings(video_b, window, aspect)
         pair = getattr(self.backend, "pair_aspects", None)  # a backend may re-read a side given its partner
         if callable(pair):
-            ea, eb = reread_pair(ea, eb, pair(ea, eb, aspect), aspect,
+            ea, eb = reread_pair(ea, eb, pair, aspect,
                                  lambda asp: self.embeddings(video_a, window, asp),
                                  lambda asp: self.embeddings(video_b, window, asp))
         custom = getattr(self.backend, "compare_embeddings", None)

@@ -397,27 +397,48 @@ def texture_features(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 
 def with_stack(rows: np.ndarray | None, view: np.ndarray | None) -> np.ndarray | None:
     """A descriptor's rows with the clip's stack view (:func:`.subject_stack.stack_view`) appended as a
-    :data:`STACK_PATH` row; the rows as they are when either is missing."""
-    if rows is None or view is None or np.asarray(rows).shape[1] != ROW_DIM:
+    :data:`STACK_PATH` row; a view of zeros when the stack found none, so the rows say that the stack was read
+    (:func:`stack_read`). None, or rows of another layout, as they are."""
+    if rows is None or np.asarray(rows).shape[1] != ROW_DIM:
         return rows
     row = np.zeros(ROW_DIM, np.float32)
-    row[:STACK_DIM] = view
+    if view is not None:
+        row[:STACK_DIM] = view
     row[-2:] = (camera_motion(rows), STACK_PATH)
     return np.concatenate([rows, row[None]]).astype(np.float32)
 
 
 def _split_stack(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """(the rows without the stack row, the stack view or None)."""
+    """(the rows without the stack row, the stack view or None: none read, or read and none found)."""
     r = np.asarray(rows)
     if r.ndim != 2 or r.shape[1] != ROW_DIM:
         return r, None
     stack = r[:, -1] == STACK_PATH
-    return r[~stack], (r[stack][0, :STACK_DIM] if stack.any() else None)
+    view = r[stack][0, :STACK_DIM] if stack.any() else None
+    return r[~stack], (view if view is not None and view.any() else None)
+
+
+def stack_read(rows: np.ndarray | None) -> bool:
+    """Whether a descriptor's stack was read (:func:`with_stack`), whether or not it found a view."""
+    r = None if rows is None else np.asarray(rows)
+    return r is not None and r.ndim == 2 and r.shape[1] == ROW_DIM and bool((r[:, -1] == STACK_PATH).any())
 
 
 def _stacked(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     """Whether both clips carry a stack view (then a pair read alike compares those, not per-frame reads)."""
     return a is not None and b is not None and _split_stack(a)[1] is not None and _split_stack(b)[1] is not None
+
+
+def stack_reads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bool]:
+    """Which of two clips' descriptors must have their stack read (:func:`with_stack`) before the pair is compared:
+    those not yet read, when a camera moves within :data:`GATE_MARGIN_PX` of :data:`STACK_MOVING_PX` or more
+    (the only pairs whose result a stack view can change: the stack score, or the gate score near its gate). Lazy,
+    because following the count's candidates is most of a stack's cost (0.35 of 0.52 s CPU on a still 3-s 224-px
+    clip), and two still cameras (every pair of MVX-Synth's default difficulty) never use it."""
+    cams = (camera_motion(a), camera_motion(b)) if a is not None and b is not None else (None, None)
+    if any(c is None for c in cams) or max(cams) < STACK_MOVING_PX - GATE_MARGIN_PX:
+        return False, False
+    return not stack_read(a), not stack_read(b)
 
 
 def camera_motion(rows: np.ndarray) -> float | None:

@@ -27,7 +27,8 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import ROW_DIM, both_reads, identity_descriptor, identity_result, moving_rereads, with_stack
+from .identity import (ROW_DIM, both_reads, identity_descriptor, identity_result, moving_rereads, stack_reads,
+                       with_stack)
 from .subject_stack import stack_view
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
@@ -67,6 +68,9 @@ MOVING_IDENTITY = "identity-moving"
 #: ... and both ways, its own (still) read's rows then the moving read's, for a pair near the still-and-moving
 #: gate (:func:`.identity.near_gate`), whose result also gives the other side's score
 BOTH_IDENTITY = "identity-both"
+#: ... and its own read with the subject's stack view (:func:`.identity.with_stack`), for a pair whose camera moves
+#: (:func:`.identity.stack_reads`)
+STACKED_IDENTITY = "identity-stacked"
 
 
 class LiteVisualSimilarity:
@@ -75,14 +79,18 @@ class LiteVisualSimilarity:
     def __init__(self, n_frames: int = 8) -> None:
         self.n_frames = int(n_frames)
 
-    def _identity(self, clip: VideoClip, window: Window, moving_path: bool = False) -> np.ndarray | None:
+    def _identity(self, clip: VideoClip, window: Window, moving_path: bool = False,
+                  stacked: bool = False) -> np.ndarray | None:
+        """The clip's identity rows (memoised per clip and window); ``stacked``: its own read's, with the stack
+        view (memoised apart, so the rows are read once either way)."""
         idx = window_indices(clip, window, 32)
-        key = ("identity-layout", int(len(idx)), int(idx[-1]) if len(idx) else -1, moving_path)
-        def read(_frame: np.ndarray) -> np.ndarray | None:  # (a moving-path re-read carries no stack view)
-            rows = identity_descriptor(clip.frames[idx], moving_path=moving_path)
-            return rows if moving_path else with_stack(rows, stack_view(clip, window))
-
-        return FRAME_MEMO.get(clip.frames, int(idx[0]) if len(idx) else 0, key, read)
+        start, key = int(idx[0]) if len(idx) else 0, (int(len(idx)), int(idx[-1]) if len(idx) else -1)
+        rows = FRAME_MEMO.get(clip.frames, start, ("identity-layout", *key, moving_path),
+                              lambda _f: identity_descriptor(clip.frames[idx], moving_path=moving_path))
+        if not stacked or rows is None:
+            return rows
+        return with_stack(rows, FRAME_MEMO.get(clip.frames, start, ("stack-view", *key),
+                                               lambda _f: stack_view(clip, window)))
 
     def _activity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
         idx = window_indices(clip, window)
@@ -97,8 +105,8 @@ class LiteVisualSimilarity:
             reads = [d for d in (self._identity(clip, window), self._identity(clip, window, moving_path=True))
                      if d is not None]
             return (np.concatenate(reads) if reads else np.zeros((1, ROW_DIM))).astype(np.float32)
-        if aspect in ("identity", MOVING_IDENTITY):
-            d = self._identity(clip, window, moving_path=aspect == MOVING_IDENTITY)
+        if aspect in ("identity", MOVING_IDENTITY, STACKED_IDENTITY):
+            d = self._identity(clip, window, moving_path=aspect == MOVING_IDENTITY, stacked=aspect == STACKED_IDENTITY)
             return (np.zeros((1, ROW_DIM), np.float32) if d is None else d).astype(np.float32)
         if aspect == "motion":
             p = self._activity(clip, window)
@@ -112,13 +120,18 @@ class LiteVisualSimilarity:
         return np.stack(rows).astype(np.float32) if rows else np.zeros((0, dim), np.float32)
 
     def pair_aspects(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> tuple[str, str]:
-        """The aspect each side must be embedded under before the two are compared: for ``identity``, a
-        still camera's clip paired with a clearly moving one is read again the moving camera's way
-        (:data:`MOVING_IDENTITY`, :func:`.identity.moving_rereads`), and both ways when the pair lies near that
-        gate (:data:`BOTH_IDENTITY`, :func:`.identity.both_reads`); every other pair as given."""
+        """The aspect each side must be embedded under before the two are compared (the tool asks again with the
+        new embeddings until nothing new is asked): for ``identity``, both sides' stack views first where a camera
+        moves (:data:`STACKED_IDENTITY`, :func:`.identity.stack_reads`); then a still camera's clip paired with a
+        clearly moving one is read again the moving camera's way (:data:`MOVING_IDENTITY`,
+        :func:`.identity.moving_rereads`), and both ways when the pair lies near that gate (:data:`BOTH_IDENTITY`,
+        :func:`.identity.both_reads`); every other pair as given."""
         if aspect != "identity":
             return aspect, aspect
         a, b = (None if not np.asarray(e).any() else e for e in (ea, eb))
+        sa, sb = stack_reads(a, b)
+        if sa or sb:
+            return STACKED_IDENTITY if sa else aspect, STACKED_IDENTITY if sb else aspect
         ra, rb = moving_rereads(a, b)
         na, nb = both_reads(a, b)
         return tuple(BOTH_IDENTITY if n else MOVING_IDENTITY if r else aspect for r, n in ((ra, na), (rb, nb)))
@@ -148,7 +161,7 @@ class LiteVisualSimilarity:
 
         spans = {"aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
         ea, eb = self.embed(a, window_a, aspect), self.embed(b, window_b, aspect)
-        ea, eb = reread_pair(ea, eb, self.pair_aspects(ea, eb, aspect), aspect,
+        ea, eb = reread_pair(ea, eb, self.pair_aspects, aspect,
                              lambda asp: self.embed(a, window_a, asp), lambda asp: self.embed(b, window_b, asp))
         if len(ea) == 0 or len(eb) == 0:
             return {"score": 0.0, "frame_scores": [], **spans, "note": "empty window"}

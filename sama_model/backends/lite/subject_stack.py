@@ -24,8 +24,10 @@ CRF 20 and 30; right at each CRF, verdicts flipped): fitting seeds 1, 3, 4, 7, 8
 were fitted) 224 / 215, 11 -> 232 / 230, 4; held-out seeds 95, 96, 97 (120 pairs) 109 / 105, 6 -> 112 / 111, 3.
 Limits: MVX-Synth's flat figures seen from another viewpoint and light do not keep their texture (its RID read this
 way: 53 of 100, chance), so :mod:`.identity` uses this score only where a camera clearly moves
-(:data:`.identity.STACK_MOVING_PX`; MVX-Synth's default cameras never do). Following the count's candidates is most
-of the cost: an identity read of a 3-s 224-px clip went from 0.17 to 0.50 s CPU (``real_footage_tools.py``). The
+(:data:`.identity.STACK_MOVING_PX`; MVX-Synth's default cameras never do), and reads a clip's stack only for such
+a pair (:func:`.identity.stack_reads`). Following the count's candidates is most of the cost: a stack of a 3-s 224-px
+clip costs about 0.35 s CPU (``real_footage_tools.py``: an identity read of the still slate 0.17 s before the stack,
+0.50 s when every clip read one, 0.16 s now that two still cameras read none). The
 follower can take another mover for the subject (a turning globe's rim), and GrabCut can drop a dark part of the
 subject on a dark backdrop: the flips left.
 """
