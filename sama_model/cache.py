@@ -31,8 +31,11 @@ log = logging.getLogger(__name__)
 #: 10: ... at seven floors, the count two reach, a handover step trimmed; 11: the movers' camera held still
 #: over a uniform backdrop, decided by its texture; 12: the count's foreground floors with hysteresis; 13: lite
 #: identity near its still-and-moving camera gate reads the still clip both ways and gives the other side's score;
-#: 14: the lite count of moving objects follows each candidate by its look, a fitted ensemble keeps the objects)
-CACHE_REVISION = 15
+#: 14: the lite count of moving objects follows each candidate by its look, a fitted ensemble keeps the objects;
+#: 15: lite identity reads the subject once from its aligned stack where a camera moves; 16: its
+#: identity_similarity of two stack views is their colour layouts' (a moving camera's per-frame cuts are read
+#: only where a pair needs them))
+CACHE_REVISION = 16
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

@@ -534,9 +534,9 @@ def test_a_pair_near_the_camera_gate_gives_the_other_sides_score():
 
 def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera(monkeypatch):
     """The tool reads a still camera's clip a second time (the moving camera's way) only when its partner's
-    camera clearly moves and a clip has no stack view, and scores that pair as ``compare`` does; two still clips
-    are read once each, and their stacks not at all. With both stack views, the pair compares those and reads nothing
-    again."""
+    camera clearly moves and a clip has no stack view, and then cuts the moving clip's frames (deferred until then),
+    and scores that pair as ``compare`` does; two still clips are read once each, and their stacks not at all. With
+    both stack views, the pair compares those and reads nothing again: the moving clip's frames are never cut."""
     from sama_model.backends.lite import similarity
     from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
 
@@ -545,7 +545,8 @@ def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera
     reads = []
     real = identity.identity_descriptor
     monkeypatch.setattr("sama_model.backends.lite.similarity.identity_descriptor",
-                        lambda frames, **kw: reads.append(kw.get("moving_path", False)) or real(frames, **kw))
+                        lambda frames, **kw: reads.append("moving" if kw.get("moving_path") else "cuts"
+                                                          if kw.get("cuts") else "own") or real(frames, **kw))
     still_a, still_b, pan = (_figure_clip((RED, BLUE), bg_seed=1), _figure_clip((RED, BLUE), bg_seed=2),
                              _cutout_clip(0, 1))
     clips = {"A": still_a, "B": still_b, "P": pan}
@@ -560,17 +561,18 @@ def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera
     tool = VisualSimilarityTool(backend=LiteVisualSimilarity(), backend_name="lite-test-reread", videos=Videos())
     clear_embedding_cache()
     two_still = tool.forward("A", "B", aspect="identity")
-    assert reads == [False, False] and "texture" not in two_still
+    assert reads == ["own", "own"] and "texture" not in two_still
     reads.clear()
     beside_pan = tool.forward("A", "P", aspect="identity")
-    assert reads == [False, True] and "texture" in beside_pan  # the pan's own read, then A read again
+    # the pan's own (deferred) read; A read again the moving way and the pan's frames cut, in one round
+    assert reads == ["own", "moving", "cuts"] and "texture" in beside_pan
     assert beside_pan["score"] == LiteVisualSimilarity().compare(still_a, pan, aspect="identity")["score"]
     clear_embedding_cache()
     monkeypatch.setattr(similarity, "stack_view", real_stack)
     reads.clear()
     clips.update(A=_figure_clip((RED, BLUE), bg_seed=1), P=_cutout_clip(0, 1))  # new clips: nothing memoised
     stacked = tool.forward("A", "P", aspect="identity")
-    assert reads == [False, False] and "stack_texture" in stacked and "texture" not in stacked  # each read once
+    assert reads == ["own", "own"] and "stack_texture" in stacked and "texture" not in stacked  # each read once
     # two still cameras never read their stacks (the pair's score is the layout score either way)
     stacks = []
     monkeypatch.setattr(similarity, "stack_view", lambda clip, window: stacks.append(clip) or real_stack(clip, window))

@@ -104,6 +104,32 @@ def test_identity_uses_the_stack_views_where_the_cameras_move():
     assert near["gate_score"] == layout_only["score"] and near["score"] < 0.01  # the other side of the gate
 
 
+def test_a_moving_cameras_cuts_are_read_only_where_the_pair_needs_them():
+    """A moving camera's read defers its per-frame cuts to one row; a pair of stack views not near the camera gate is
+    scored from the views alone (the identity similarity from their colour layouts); a pair near the gate, or without
+    both views, asks for the cuts, and comparing it without them is refused."""
+    lab = _texture(1)
+    same, other = _view(lab), _view(240 - lab)
+    head = identity.deferred_row(2.0)
+    assert identity.deferred(head) and identity.camera_motion(head) == 2.0 and not identity.deferred(_rows(2.0))
+    still = _rows(0.3, path=identity.STILL_PATH)
+    a = identity.with_stack(head, same)
+    assert identity.cut_reads(a, identity.with_stack(still, same)) == (False, False)
+    assert identity.cut_reads(identity.with_stack(still, other), a) == (False, False)
+    got = identity.identity_result(a, identity.with_stack(_rows(0.9), same))
+    assert got["score"] == round(ss.stack_score(1.0), 4) and got["identity_similarity"] == 1.0
+    low = identity.identity_result(a, identity.with_stack(_rows(0.9), other))
+    far = identity.stack_features(same, other)[0]
+    assert far > 5 and low["identity_similarity"] == round(float(np.exp(-far / identity.SIMILARITY_SCALE)), 4)
+    # no view on the partner, or a camera near the gate beside a still one: the cuts are needed
+    assert identity.cut_reads(a, identity.with_stack(still, None)) == (True, False)
+    near = identity.with_stack(identity.deferred_row(identity.STACK_MOVING_PX + 0.1), same)
+    assert identity.cut_reads(identity.with_stack(still, same), near) == (False, True)
+    with pytest.raises(ValueError, match="per-frame cuts"):
+        identity.identity_result(identity.with_stack(still, same), near)
+    assert identity.cut_reads(None, a) == (False, False)
+
+
 def test_stack_view_reads_the_cutout_under_a_panning_camera():
     """Issue 19's RID scene in small (a photograph cut-out over panning footage): the same cut-out over other
     footage at another scale correlates far above another piece of the same photograph."""

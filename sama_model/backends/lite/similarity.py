@@ -27,8 +27,8 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import (ROW_DIM, both_reads, identity_descriptor, identity_result, moving_rereads, stack_reads,
-                       with_stack)
+from .identity import (ROW_DIM, both_reads, cut_reads, identity_descriptor, identity_result, moving_rereads,
+                       stack_reads, subject_locations, with_stack)
 from .subject_stack import stack_view
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
@@ -69,8 +69,11 @@ MOVING_IDENTITY = "identity-moving"
 #: gate (:func:`.identity.near_gate`), whose result also gives the other side's score
 BOTH_IDENTITY = "identity-both"
 #: ... and its own read with the subject's stack view (:func:`.identity.with_stack`), for a pair whose camera moves
-#: (:func:`.identity.stack_reads`)
+#: (:func:`.identity.stack_reads`); a moving camera's own read defers its per-frame cuts
+#: (:data:`.identity.DEFERRED_PATH`)
 STACKED_IDENTITY = "identity-stacked"
+#: ... and with its per-frame cuts too, for a pair that needs them (:func:`.identity.cut_reads`)
+CUT_IDENTITY = "identity-cut"
 
 
 class LiteVisualSimilarity:
@@ -79,14 +82,19 @@ class LiteVisualSimilarity:
     def __init__(self, n_frames: int = 8) -> None:
         self.n_frames = int(n_frames)
 
-    def _identity(self, clip: VideoClip, window: Window, moving_path: bool = False,
-                  stacked: bool = False) -> np.ndarray | None:
-        """The clip's identity rows (memoised per clip and window); ``stacked``: its own read's, with the stack
-        view (memoised apart, so the rows are read once either way)."""
+    def _identity(self, clip: VideoClip, window: Window, moving_path: bool = False, stacked: bool = False,
+                  cuts: bool = False) -> np.ndarray | None:
+        """The clip's identity rows (memoised per clip and window; the subject's locations once for every read):
+        ``moving_path`` read the moving camera's way; ``stacked`` with the stack view (memoised apart); ``cuts``
+        with a moving camera's per-frame cuts (else deferred, :data:`.identity.DEFERRED_PATH`)."""
         idx = window_indices(clip, window, 32)
         start, key = int(idx[0]) if len(idx) else 0, (int(len(idx)), int(idx[-1]) if len(idx) else -1)
-        rows = FRAME_MEMO.get(clip.frames, start, ("identity-layout", *key, moving_path),
-                              lambda _f: identity_descriptor(clip.frames[idx], moving_path=moving_path))
+        cuts = cuts or moving_path
+        located = (FRAME_MEMO.get(clip.frames, start, ("identity-located", *key),
+                                  lambda _f: subject_locations(clip.frames[idx])) if len(idx) >= 3 else None)
+        rows = FRAME_MEMO.get(clip.frames, start, ("identity-layout", *key, moving_path, cuts),
+                              lambda _f: identity_descriptor(clip.frames[idx], moving_path=moving_path, cuts=cuts,
+                                                             located=located))
         if not stacked or rows is None:
             return rows
         return with_stack(rows, FRAME_MEMO.get(clip.frames, start, ("stack-view", *key),
@@ -100,13 +108,15 @@ class LiteVisualSimilarity:
 
     def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray:
         """[n, d] L2-normalised frame embeddings of up to ``n_frames`` frames of the window
-        (``identity``: the subject's layout grid per frame where found; one zero row if none)."""
+        (``identity``: the subject's layout grid per frame where found, a moving camera's deferred to one row
+        (:data:`.identity.DEFERRED_PATH`); one zero row if none)."""
         if aspect == BOTH_IDENTITY:
             reads = [d for d in (self._identity(clip, window), self._identity(clip, window, moving_path=True))
                      if d is not None]
             return (np.concatenate(reads) if reads else np.zeros((1, ROW_DIM))).astype(np.float32)
-        if aspect in ("identity", MOVING_IDENTITY, STACKED_IDENTITY):
-            d = self._identity(clip, window, moving_path=aspect == MOVING_IDENTITY, stacked=aspect == STACKED_IDENTITY)
+        if aspect in ("identity", MOVING_IDENTITY, STACKED_IDENTITY, CUT_IDENTITY):
+            d = self._identity(clip, window, moving_path=aspect == MOVING_IDENTITY,
+                               stacked=aspect in (STACKED_IDENTITY, CUT_IDENTITY), cuts=aspect == CUT_IDENTITY)
             return (np.zeros((1, ROW_DIM), np.float32) if d is None else d).astype(np.float32)
         if aspect == "motion":
             p = self._activity(clip, window)
@@ -122,9 +132,10 @@ class LiteVisualSimilarity:
     def pair_aspects(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> tuple[str, str]:
         """The aspect each side must be embedded under before the two are compared (the tool asks again with the
         new embeddings until nothing new is asked): for ``identity``, both sides' stack views first where a camera
-        moves (:data:`STACKED_IDENTITY`, :func:`.identity.stack_reads`); then a still camera's clip paired with a
-        clearly moving one is read again the moving camera's way (:data:`MOVING_IDENTITY`,
-        :func:`.identity.moving_rereads`), and both ways when the pair lies near that gate (:data:`BOTH_IDENTITY`,
+        moves (:data:`STACKED_IDENTITY`, :func:`.identity.stack_reads`); then a moving camera's deferred cuts where
+        the pair needs them (:data:`CUT_IDENTITY`, :func:`.identity.cut_reads`), and a still camera's clip paired
+        with a clearly moving one is read again the moving camera's way (:data:`MOVING_IDENTITY`,
+        :func:`.identity.moving_rereads`), or both ways when the pair lies near that gate (:data:`BOTH_IDENTITY`,
         :func:`.identity.both_reads`); every other pair as given."""
         if aspect != "identity":
             return aspect, aspect
@@ -132,9 +143,11 @@ class LiteVisualSimilarity:
         sa, sb = stack_reads(a, b)
         if sa or sb:
             return STACKED_IDENTITY if sa else aspect, STACKED_IDENTITY if sb else aspect
+        ca, cb = cut_reads(a, b)
         ra, rb = moving_rereads(a, b)
         na, nb = both_reads(a, b)
-        return tuple(BOTH_IDENTITY if n else MOVING_IDENTITY if r else aspect for r, n in ((ra, na), (rb, nb)))
+        return tuple(CUT_IDENTITY if c else BOTH_IDENTITY if n else MOVING_IDENTITY if r else aspect
+                     for c, r, n in ((ca, ra, na), (cb, rb, nb)))
 
     def compare_embeddings(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> dict | None:
         """Scores from cached embeddings (the tool layer's path): the calibrated identity score for
