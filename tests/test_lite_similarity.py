@@ -584,6 +584,36 @@ def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera
     clear_embedding_cache()
 
 
+def test_a_moving_clip_whose_deferred_cuts_find_no_subject_leaves_the_pair_undecided(monkeypatch):
+    """A moving camera's clip is first read without its cuts; when its pair needs them (no stack view here) and they
+    find no subject, the pair is undecided (no subject: 0.5, identity_similarity None), as when any read finds none,
+    not compared on the deferred read."""
+    from sama_model.backends.lite import similarity
+    from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
+
+    monkeypatch.setattr(similarity, "stack_view", lambda clip, window: None)
+    real = identity._subject_rows
+    monkeypatch.setattr(identity, "_subject_rows", lambda frames, boxes, camera, path, min_pixels:
+                        [] if path == identity.MOVING_PATH else real(frames, boxes, camera, path, min_pixels))
+    clips = {"A": _figure_clip((RED, BLUE), bg_seed=3), "P": _cutout_clip(0, 3)}
+
+    class Videos:
+        def clip(self, label):
+            return clips[label]
+
+        def content_hash(self, label):
+            return f"test-empty-cut-{label}"
+
+    tool = VisualSimilarityTool(backend=LiteVisualSimilarity(), backend_name="lite-test-empty-cut", videos=Videos())
+    clear_embedding_cache()
+    got = tool.forward("A", "P", aspect="identity")
+    assert (got["score"], got["identity_similarity"]) == (0.5, None)
+    assert LiteVisualSimilarity().compare(clips["P"], clips["A"], aspect="identity")["identity_similarity"] is None
+    assert identity.identity_result(identity.empty_cut_row(2.0), _rows(np.zeros((1, identity.VIEW_H, identity.VIEW_W, 4)), 0.3)) \
+        == {"score": 0.5, "identity_similarity": None}
+    clear_embedding_cache()
+
+
 def test_descriptor_rows_carry_the_view_and_the_camera():
     """Each row: the layout, the texture view of the same upright view, and the camera's motion as
     mover_boxes reads it (the same in every row)."""

@@ -41,7 +41,8 @@ def default_compare(ea: np.ndarray, eb: np.ndarray) -> dict[str, Any]:
     return {"score": round(score, 6), "frame_scores": [round(float(x), 6) for x in frame_scores]}
 
 
-#: rounds of ``pair_aspects`` a pair may take (the lite identity's: stack views, then a still clip's second read)
+#: rounds of ``pair_aspects`` a pair may take (the lite identity's: stack views, then a moving camera's cuts and a
+#: still clip's second read)
 MAX_REREAD_ROUNDS = 3
 
 

@@ -54,8 +54,8 @@ lighting, so whole-frame similarity (dominated by the background) is no evidence
    read only for a pair whose camera moves (:func:`stack_reads`), the deferred cuts only where the pair needs them
    (:func:`cut_reads`: a stack view missing, or near the camera gate), then a still clip's second read
    (:func:`moving_rereads`, :func:`both_reads`). Scores are those of reading everything (held-out seeds 95-97,
-   240 pair scores identical); an identity read of a 3-s 224-px clip over real footage 0.75 -> 0.4 s CPU, of the
-   still slate 0.48 -> 0.16 s.
+   240 pair scores identical; MVX-Synth seeds 0, 101, 202, 91 and 92, 100); an identity read of a 3-s 224-px clip
+   over real footage 0.78 -> 0.39 s CPU, of the still slate 0.47 -> 0.17 s (``real_footage_tools.py``).
 
 Limits: one changed part of a 30-pixel figure (a badge's shape, a texture seen at 8 pixels per
 stripe) barely moves a colour layout; leg count and texture statistics measured separately did
@@ -117,6 +117,9 @@ STACK_PATH = 2.0
 #: pair is not near its camera gate, the score is the stack views' and the twelve cuts go unused (0.38 s CPU of a
 #: 0.75-s identity read of a 3-s 224-px clip over real footage); :func:`cut_reads` says when a pair needs them
 DEFERRED_PATH = 3.0
+#: ... and EMPTY_CUT_PATH: a deferred read whose cuts, once read, found no subject (:func:`empty_cut_row`): the pair
+#: is undecided, as when any read finds none
+EMPTY_CUT_PATH = 4.0
 #: one descriptor row: the colour layout, the texture view, the camera's motion (input px per frame) and
 #: the path that read it
 ROW_DIM = IDENTITY_DIM + TEXTURE_DIM + 2
@@ -346,6 +349,13 @@ def deferred_row(camera: float) -> np.ndarray:
     return row
 
 
+def empty_cut_row(camera: float) -> np.ndarray:
+    """[1, ROW_DIM]: a deferred read whose cuts found no subject (:data:`EMPTY_CUT_PATH`)."""
+    row = deferred_row(camera)
+    row[0, -1] = EMPTY_CUT_PATH
+    return row
+
+
 def identity_descriptor(frames: np.ndarray, n: int = 12, min_pixels: int = 60, moving_path: bool = False,
                         cuts: bool = True, located: tuple | None = None) -> np.ndarray | None:
     """[k, ROW_DIM] per sampled frame where the main moving subject is found (up to ``n``): its colour
@@ -541,10 +551,11 @@ def _moving_rows(rows: np.ndarray) -> np.ndarray:
     return r[r[:, -1] == MOVING_PATH] if r.ndim == 2 and r.shape[1] == ROW_DIM else r[:0]
 
 
-def deferred(rows: np.ndarray | None) -> bool:
-    """Whether a descriptor's per-frame cuts are deferred (:data:`DEFERRED_PATH`)."""
+def deferred(rows: np.ndarray | None, path: float = DEFERRED_PATH) -> bool:
+    """Whether a descriptor's per-frame cuts are deferred (:data:`DEFERRED_PATH`; ``path=EMPTY_CUT_PATH``: read,
+    and found no subject)."""
     r = None if rows is None else np.asarray(rows)
-    return r is not None and r.ndim == 2 and r.shape[1] == ROW_DIM and bool((r[:, -1] == DEFERRED_PATH).any())
+    return r is not None and r.ndim == 2 and r.shape[1] == ROW_DIM and bool((r[:, -1] == path).any())
 
 
 def cut_reads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bool]:
@@ -598,8 +609,9 @@ def identity_result(a: np.ndarray | None, b: np.ndarray | None) -> dict:
     :func:`.subject_stack.stack_score`), and so is ``identity_similarity`` (their colour layouts,
     :func:`stack_layout`), and the camera gate is :data:`STACK_MOVING_PX` (:func:`_gate`). A deferred read
     (:data:`DEFERRED_PATH`) that the pair needs cut (:func:`cut_reads`) is refused: pairs are read through
-    ``pair_aspects``."""
-    if a is None or b is None or not np.asarray(a).any() or not np.asarray(b).any():
+    ``pair_aspects``; one whose cuts found no subject (:data:`EMPTY_CUT_PATH`) leaves the pair undecided."""
+    if (a is None or b is None or not np.asarray(a).any() or not np.asarray(b).any()
+            or deferred(a, EMPTY_CUT_PATH) or deferred(b, EMPTY_CUT_PATH)):
         return {"score": 0.5, "identity_similarity": None}
     if any(cut_reads(a, b)):
         raise ValueError("an identity descriptor read without its per-frame cuts (identity_descriptor(cuts=False)) "

@@ -27,8 +27,8 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import (ROW_DIM, both_reads, cut_reads, identity_descriptor, identity_result, moving_rereads,
-                       stack_reads, subject_locations, with_stack)
+from .identity import (CAMERA_STILL_PX, ROW_DIM, both_reads, cut_reads, empty_cut_row, identity_descriptor,
+                       identity_result, moving_rereads, stack_reads, subject_locations, with_stack)
 from .subject_stack import stack_view
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
@@ -95,6 +95,8 @@ class LiteVisualSimilarity:
         rows = FRAME_MEMO.get(clip.frames, start, ("identity-layout", *key, moving_path, cuts),
                               lambda _f: identity_descriptor(clip.frames[idx], moving_path=moving_path, cuts=cuts,
                                                              located=located))
+        if rows is None and cuts and not moving_path and located is not None and located[2] >= CAMERA_STILL_PX:
+            rows = empty_cut_row(located[2])  # (its deferred read's cuts found no subject: not an empty re-read)
         if not stacked or rows is None:
             return rows
         return with_stack(rows, FRAME_MEMO.get(clip.frames, start, ("stack-view", *key),
