@@ -532,6 +532,19 @@ def test_a_pair_near_the_camera_gate_gives_the_other_sides_score():
     assert VisualSimilarityTool.render(None, args, {"score": 0.1984}).endswith("= 0.198")
 
 
+class _Videos:
+    """The tool's videos, clips built in the test (``clips`` may be updated between calls: new clips, new reads)."""
+
+    def __init__(self, clips: dict, tag: str) -> None:
+        self.clips, self.tag = clips, tag
+
+    def clip(self, label: str):
+        return self.clips[label]
+
+    def content_hash(self, label: str) -> str:
+        return f"{self.tag}-{label}"
+
+
 def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera(monkeypatch):
     """The tool reads a still camera's clip a second time (the moving camera's way) only when its partner's
     camera clearly moves and a clip has no stack view, and then cuts the moving clip's frames (deferred until then),
@@ -551,14 +564,8 @@ def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera
                              _cutout_clip(0, 1))
     clips = {"A": still_a, "B": still_b, "P": pan}
 
-    class Videos:
-        def clip(self, label):
-            return clips[label]
-
-        def content_hash(self, label):
-            return f"test-reread-{label}"
-
-    tool = VisualSimilarityTool(backend=LiteVisualSimilarity(), backend_name="lite-test-reread", videos=Videos())
+    tool = VisualSimilarityTool(backend=LiteVisualSimilarity(), backend_name="lite-test-reread",
+                                videos=_Videos(clips, "test-reread"))
     clear_embedding_cache()
     two_still = tool.forward("A", "B", aspect="identity")
     assert reads == ["own", "own"] and "texture" not in two_still
@@ -597,14 +604,8 @@ def test_a_moving_clip_whose_deferred_cuts_find_no_subject_leaves_the_pair_undec
                         [] if path == identity.MOVING_PATH else real(frames, boxes, camera, path, min_pixels))
     clips = {"A": _figure_clip((RED, BLUE), bg_seed=3), "P": _cutout_clip(0, 3)}
 
-    class Videos:
-        def clip(self, label):
-            return clips[label]
-
-        def content_hash(self, label):
-            return f"test-empty-cut-{label}"
-
-    tool = VisualSimilarityTool(backend=LiteVisualSimilarity(), backend_name="lite-test-empty-cut", videos=Videos())
+    tool = VisualSimilarityTool(backend=LiteVisualSimilarity(), backend_name="lite-test-empty-cut",
+                                videos=_Videos(clips, "test-empty-cut"))
     clear_embedding_cache()
     got = tool.forward("A", "P", aspect="identity")
     assert (got["score"], got["identity_similarity"]) == (0.5, None)

@@ -73,7 +73,9 @@ MANIFEST = "real_composite.json"
 #: questions) only to try benchmarks/fit_follow_classes.py as a new user would; 95-97 (RID only, 40 pairs each, CRF 20
 #: and 30) read once by e88195d's identity and once by the stack view (subject_stack.py) on 2026-12-06 at 13:43-14:02;
 #: 98, 99, 100 and 103 (all three tasks, CRF 20 and 30) read once through the agent by that change; 104 (RID, 3
-#: pairs) only to try benchmarks/fit_stack_score.py as a new user would. Confirm the next change on seed 105 or later.
+#: pairs) only to try benchmarks/fit_stack_score.py as a new user would; 105 and 106 (all three tasks, CRF 20 and 30,
+#: 2026-12-06 15:55) read through the agent by f3852e1 and by a CNT variant, which also read the CNT sets of 79-87,
+#: 98, 99, 100 and 103 again at the backend level. Confirm the next change on seed 107 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
