@@ -558,8 +558,11 @@ def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera
     reads = []
     real = identity.identity_descriptor
     monkeypatch.setattr("sama_model.backends.lite.similarity.identity_descriptor",
-                        lambda frames, **kw: reads.append("moving" if kw.get("moving_path") else "cuts"
-                                                          if kw.get("cuts") else "own") or real(frames, **kw))
+                        lambda frames, **kw: reads.append("moving" if kw.get("moving_path") else "own")
+                        or real(frames, **kw))
+    real_cuts = identity.cut_descriptor
+    monkeypatch.setattr("sama_model.backends.lite.similarity.cut_descriptor",
+                        lambda frames, located: reads.append("cuts") or real_cuts(frames, located))
     still_a, still_b, pan = (_figure_clip((RED, BLUE), bg_seed=1), _figure_clip((RED, BLUE), bg_seed=2),
                              _cutout_clip(0, 1))
     clips = {"A": still_a, "B": still_b, "P": pan}
@@ -610,7 +613,8 @@ def test_a_moving_clip_whose_deferred_cuts_find_no_subject_leaves_the_pair_undec
     got = tool.forward("A", "P", aspect="identity")
     assert (got["score"], got["identity_similarity"]) == (0.5, None)
     assert LiteVisualSimilarity().compare(clips["P"], clips["A"], aspect="identity")["identity_similarity"] is None
-    assert identity.identity_result(identity.empty_cut_row(2.0), _rows(np.zeros((1, identity.VIEW_H, identity.VIEW_W, 4)), 0.3)) \
+    empty, still = identity.path_row(2.0, identity.EMPTY_CUT_PATH), _rows(np.zeros((1, identity.VIEW_H, identity.VIEW_W, 4)), 0.3)
+    assert identity.identity_result(empty, still) \
         == {"score": 0.5, "identity_similarity": None}
     clear_embedding_cache()
 

@@ -90,8 +90,8 @@ def test_identity_uses_the_stack_views_where_the_cameras_move():
     assert identity.with_stack(None, same) is None
     # a stack read that found no view is marked as read, and the pair is scored as without it
     none = identity.with_stack(moving, None)
-    assert none.shape == (4, ROW_DIM) and not none[-1, :-2].any() and identity.stack_read(none)
-    assert not identity.stack_read(moving) and identity._split_stack(none)[1] is None
+    assert none.shape == (4, ROW_DIM) and not none[-1, :-2].any() and identity.has_path(none, identity.STACK_PATH)
+    assert not identity.has_path(moving, identity.STACK_PATH) and identity._split_stack(none)[1] is None
     assert identity.identity_result(none, a) == identity.identity_result(moving, a)
     # with both views the gate is any clearly moving camera (STACK_MOVING_PX), not CAMERA_MOVING_PX
     slow = identity.CAMERA_MOVING_PX - 0.3
@@ -110,8 +110,9 @@ def test_a_moving_cameras_cuts_are_read_only_where_the_pair_needs_them():
     both views, asks for the cuts, and comparing it without them is refused."""
     lab = _texture(1)
     same, other = _view(lab), _view(240 - lab)
-    head = identity.deferred_row(2.0)
-    assert identity.deferred(head) and identity.camera_motion(head) == 2.0 and not identity.deferred(_rows(2.0))
+    head = identity.path_row(2.0, identity.DEFERRED_PATH)
+    assert identity.has_path(head, identity.DEFERRED_PATH) and identity.camera_motion(head) == 2.0
+    assert not identity.has_path(_rows(2.0), identity.DEFERRED_PATH)
     still = _rows(0.3, path=identity.STILL_PATH)
     a = identity.with_stack(head, same)
     assert identity.cut_reads(a, identity.with_stack(still, same)) == (False, False)
@@ -123,7 +124,7 @@ def test_a_moving_cameras_cuts_are_read_only_where_the_pair_needs_them():
     assert far > 5 and low["identity_similarity"] == round(float(np.exp(-far / identity.SIMILARITY_SCALE)), 4)
     # no view on the partner, or a camera near the gate beside a still one: the cuts are needed
     assert identity.cut_reads(a, identity.with_stack(still, None)) == (True, False)
-    near = identity.with_stack(identity.deferred_row(identity.STACK_MOVING_PX + 0.1), same)
+    near = identity.with_stack(identity.path_row(identity.STACK_MOVING_PX + 0.1, identity.DEFERRED_PATH), same)
     assert identity.cut_reads(identity.with_stack(still, same), near) == (False, True)
     with pytest.raises(ValueError, match="per-frame cuts"):
         identity.identity_result(identity.with_stack(still, same), near)

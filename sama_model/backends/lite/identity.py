@@ -117,7 +117,7 @@ STACK_PATH = 2.0
 #: pair is not near its camera gate, the score is the stack views' and the twelve cuts go unused (0.38 s CPU of a
 #: 0.75-s identity read of a 3-s 224-px clip over real footage); :func:`cut_reads` says when a pair needs them
 DEFERRED_PATH = 3.0
-#: ... and EMPTY_CUT_PATH: a deferred read whose cuts, once read, found no subject (:func:`empty_cut_row`): the pair
+#: ... and EMPTY_CUT_PATH: a deferred read whose cuts, once read, found no subject (:func:`cut_descriptor`): the pair
 #: is undecided, as when any read finds none
 EMPTY_CUT_PATH = 4.0
 #: one descriptor row: the colour layout, the texture view, the camera's motion (input px per frame) and
@@ -342,17 +342,11 @@ def subject_locations(frames: np.ndarray, n: int = 12) -> tuple[np.ndarray, dict
     return idx, boxes, camera
 
 
-def deferred_row(camera: float) -> np.ndarray:
-    """[1, ROW_DIM]: a moving camera's read whose cuts are deferred (:data:`DEFERRED_PATH`)."""
+def path_row(camera: float, path: float) -> np.ndarray:
+    """[1, ROW_DIM]: a read that holds no cut, only the camera's motion and its path (:data:`DEFERRED_PATH`,
+    :data:`EMPTY_CUT_PATH`)."""
     row = np.zeros((1, ROW_DIM), np.float32)
-    row[0, -2:] = (camera, DEFERRED_PATH)
-    return row
-
-
-def empty_cut_row(camera: float) -> np.ndarray:
-    """[1, ROW_DIM]: a deferred read whose cuts found no subject (:data:`EMPTY_CUT_PATH`)."""
-    row = deferred_row(camera)
-    row[0, -1] = EMPTY_CUT_PATH
+    row[0, -2:] = (camera, path)
     return row
 
 
@@ -363,8 +357,8 @@ def identity_descriptor(frames: np.ndarray, n: int = 12, min_pixels: int = 60, m
     the camera's motion (input pixels per frame, the same in every row) and the path that read it.
     A still camera's clip is read the still way (:data:`STILL_PATH`), any other the moving camera's way
     (:data:`MOVING_PATH`); ``moving_path`` reads a still camera's clip the moving camera's way too, for
-    a pair that must be read alike (:func:`moving_rereads`). ``cuts=False``: a moving camera's clip gives its
-    :func:`deferred_row` only. ``located``: the frames' :func:`subject_locations`, when already read. None when no
+    a pair that must be read alike (:func:`moving_rereads`). ``cuts=False``: a moving camera's clip gives one
+    :data:`DEFERRED_PATH` row (:func:`path_row`) only. ``located``: the frames' :func:`subject_locations`, when already read. None when no
     moving subject is found."""
     if len(frames) < 3:
         return None
@@ -372,10 +366,18 @@ def identity_descriptor(frames: np.ndarray, n: int = 12, min_pixels: int = 60, m
     if camera < CAMERA_STILL_PX and not moving_path:  # a still camera: the temporal median is a background
         rows = _subject_rows(frames, subject_boxes(frames, idx), camera, STILL_PATH, min_pixels)
     elif not cuts:
-        return deferred_row(camera)
+        return path_row(camera, DEFERRED_PATH)
     else:
         rows = _subject_rows(frames, boxes, camera, MOVING_PATH, min_pixels)
     return np.stack(rows).astype(np.float32) if rows else None
+
+
+def cut_descriptor(frames: np.ndarray, located: tuple) -> np.ndarray:
+    """A deferred read's per-frame cuts (:func:`identity_descriptor`), or one :data:`EMPTY_CUT_PATH` row when they find
+    no subject. Why not None: the tool keeps a side's last read when its re-read comes back empty, and the last read
+    of this side is the deferred one, which cannot be compared."""
+    rows = identity_descriptor(frames, located=located)
+    return rows if rows is not None else path_row(located[2], EMPTY_CUT_PATH)
 
 
 def _subject_rows(frames: np.ndarray, boxes: dict[int, np.ndarray], camera: float, path: float,
@@ -439,7 +441,7 @@ def texture_features(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 def with_stack(rows: np.ndarray | None, view: np.ndarray | None) -> np.ndarray | None:
     """A descriptor's rows with the clip's stack view (:func:`.subject_stack.stack_view`) appended as a
     :data:`STACK_PATH` row; a view of zeros when the stack found none, so the rows say that the stack was read
-    (:func:`stack_read`). None, or rows of another layout, as they are."""
+    (:func:`has_path`). None, or rows of another layout, as they are."""
     if rows is None or np.asarray(rows).shape[1] != ROW_DIM:
         return rows
     row = np.zeros(ROW_DIM, np.float32)
@@ -459,10 +461,11 @@ def _split_stack(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     return r[~stack], (view if view is not None and view.any() else None)
 
 
-def stack_read(rows: np.ndarray | None) -> bool:
-    """Whether a descriptor's stack was read (:func:`with_stack`), whether or not it found a view."""
+def has_path(rows: np.ndarray | None, path: float) -> bool:
+    """Whether any of a descriptor's rows was read by ``path`` (:data:`STACK_PATH`: its stack was read, whether or not
+    it found a view; :data:`DEFERRED_PATH`: its cuts are deferred; :data:`EMPTY_CUT_PATH`: they found no subject)."""
     r = None if rows is None else np.asarray(rows)
-    return r is not None and r.ndim == 2 and r.shape[1] == ROW_DIM and bool((r[:, -1] == STACK_PATH).any())
+    return r is not None and r.ndim == 2 and r.shape[1] == ROW_DIM and bool((r[:, -1] == path).any())
 
 
 def _stacked(a: np.ndarray | None, b: np.ndarray | None) -> bool:
@@ -479,7 +482,7 @@ def stack_reads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bool]
     cams = (camera_motion(a), camera_motion(b)) if a is not None and b is not None else (None, None)
     if any(c is None for c in cams) or max(cams) < STACK_MOVING_PX - GATE_MARGIN_PX:
         return False, False
-    return not stack_read(a), not stack_read(b)
+    return not has_path(a, STACK_PATH), not has_path(b, STACK_PATH)
 
 
 def camera_motion(rows: np.ndarray) -> float | None:
@@ -551,20 +554,13 @@ def _moving_rows(rows: np.ndarray) -> np.ndarray:
     return r[r[:, -1] == MOVING_PATH] if r.ndim == 2 and r.shape[1] == ROW_DIM else r[:0]
 
 
-def deferred(rows: np.ndarray | None, path: float = DEFERRED_PATH) -> bool:
-    """Whether a descriptor's per-frame cuts are deferred (:data:`DEFERRED_PATH`; ``path=EMPTY_CUT_PATH``: read,
-    and found no subject)."""
-    r = None if rows is None else np.asarray(rows)
-    return r is not None and r.ndim == 2 and r.shape[1] == ROW_DIM and bool((r[:, -1] == path).any())
-
-
 def cut_reads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bool]:
     """Which of two clips' descriptors, their stacks read (:func:`stack_reads`), must be read again with every
     frame's cut: those deferred, unless both carry stack views and the pair is not near its camera gate (then the
     score is the views' and the cuts go unused)."""
     if a is None or b is None or (_stacked(a, b) and not near_gate(a, b)):
         return False, False
-    return deferred(a), deferred(b)
+    return has_path(a, DEFERRED_PATH), has_path(b, DEFERRED_PATH)
 
 
 def moving_rereads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bool]:
@@ -611,7 +607,7 @@ def identity_result(a: np.ndarray | None, b: np.ndarray | None) -> dict:
     (:data:`DEFERRED_PATH`) that the pair needs cut (:func:`cut_reads`) is refused: pairs are read through
     ``pair_aspects``; one whose cuts found no subject (:data:`EMPTY_CUT_PATH`) leaves the pair undecided."""
     if (a is None or b is None or not np.asarray(a).any() or not np.asarray(b).any()
-            or deferred(a, EMPTY_CUT_PATH) or deferred(b, EMPTY_CUT_PATH)):
+            or has_path(a, EMPTY_CUT_PATH) or has_path(b, EMPTY_CUT_PATH)):
         return {"score": 0.5, "identity_similarity": None}
     if any(cut_reads(a, b)):
         raise ValueError("an identity descriptor read without its per-frame cuts (identity_descriptor(cuts=False)) "

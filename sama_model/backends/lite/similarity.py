@@ -27,8 +27,8 @@ from mvx_tasks.video_decoder import VideoClip
 from .common import FRAME_MEMO, Window, window_indices, window_span
 from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
 from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import (CAMERA_STILL_PX, ROW_DIM, both_reads, cut_reads, empty_cut_row, identity_descriptor,
-                       identity_result, moving_rereads, stack_reads, subject_locations, with_stack)
+from .identity import (ROW_DIM, both_reads, cut_descriptor, cut_reads, identity_descriptor, identity_result,
+                       moving_rereads, stack_reads, subject_locations, with_stack)
 from .subject_stack import stack_view
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
@@ -89,14 +89,14 @@ class LiteVisualSimilarity:
         with a moving camera's per-frame cuts (else deferred, :data:`.identity.DEFERRED_PATH`)."""
         idx = window_indices(clip, window, 32)
         start, key = int(idx[0]) if len(idx) else 0, (int(len(idx)), int(idx[-1]) if len(idx) else -1)
-        cuts = cuts or moving_path
         located = (FRAME_MEMO.get(clip.frames, start, ("identity-located", *key),
                                   lambda _f: subject_locations(clip.frames[idx])) if len(idx) >= 3 else None)
-        rows = FRAME_MEMO.get(clip.frames, start, ("identity-layout", *key, moving_path, cuts),
-                              lambda _f: identity_descriptor(clip.frames[idx], moving_path=moving_path, cuts=cuts,
-                                                             located=located))
-        if rows is None and cuts and not moving_path and located is not None and located[2] >= CAMERA_STILL_PX:
-            rows = empty_cut_row(located[2])  # (its deferred read's cuts found no subject: not an empty re-read)
+        if cuts and located is not None:  # (a deferred read's cuts: never an empty re-read, see cut_descriptor)
+            read = lambda _f: cut_descriptor(clip.frames[idx], located)  # noqa: E731
+        else:
+            read = lambda _f: identity_descriptor(clip.frames[idx], moving_path=moving_path, cuts=moving_path,  # noqa: E731
+                                                  located=located)
+        rows = FRAME_MEMO.get(clip.frames, start, ("identity-layout", *key, moving_path, cuts), read)
         if not stacked or rows is None:
             return rows
         return with_stack(rows, FRAME_MEMO.get(clip.frames, start, ("stack-view", *key),
