@@ -255,6 +255,44 @@ def test_flat_candidates_dropped_by_the_rarity_test_are_never_named(monkeypatch)
     assert len(calls) == 6
 
 
+def test_flat_patches_of_recurring_colour_neither_are_objects_nor_mask_the_background(monkeypatch):
+    """A floor's tiles are flat and large, but their colour recurs: with the rarity map the flat pass keeps
+    none of them, so none is masked out of the background and no second pass runs for them (without the
+    map: two passes, 40 patches then 31 kept). A large flat red disc is rare: it is the one flat object,
+    and its size alone starts the second pass."""
+    from sama_model.backends.lite import segmentation
+    from sama_model.backends.lite.segmentation import resize_max
+
+    img = _backdrop("tiles")
+    for k, c in enumerate([(30, 30), (150, 30), (40, 100), (165, 95)]):
+        _textured_sprite(img, c, 9, RGB["blue"], "checker", 0.4 * k)
+    seg = Segmenter()
+    passes = []
+    real = segmentation.Segmenter._extract
+
+    def spy(self, *args, **kwargs):
+        found, union = real(self, *args, **kwargs)
+        passes.append((len(found), int(union.sum())))
+        return found, union
+
+    monkeypatch.setattr(segmentation.Segmenter, "_extract", spy)
+    small, scale = resize_max(img, seg.work_side)
+    share = seg._rare(small, scale)[1]
+    assert len(seg._flat_candidates(img)) == 27
+    assert [n for n, _ in passes] == [40, 31]
+    passes.clear()
+    assert seg._flat_candidates(img, (small, scale), share) == []
+    assert passes == [(0, 0)]
+    disc = draw_shape(img, "circle", "red", (100, 75), 14)
+    small, scale = resize_max(disc, seg.work_side)
+    share = seg._rare(small, scale)[1]
+    passes.clear()
+    found = seg._flat_candidates(disc, (small, scale), share)
+    assert [(c.named().color, c.named().shape) for c in found] == [("red", "circle")]
+    assert passes == [(1, 657), (1, 658)]
+    assert sorted(s.color for s in seg.segment(disc)) == ["blue"] * 4 + ["red"]
+
+
 def test_lab_table_is_the_channel_scaling_for_every_8_bit_code():
     """Segmenter._lab maps OpenCV's 8-bit Lab codes through a table: for each of the 256 codes of
     every channel the table holds the float32 value the array scaling gave (L x 100/255, a/b - 128)."""

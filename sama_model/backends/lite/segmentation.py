@@ -443,23 +443,10 @@ class Segmenter:
         rare, share = self._rare(small, scale)
         if self.method != "both":
             return sorted(_named(rare), key=lambda sg: -sg.area)[: self.max_objects]
-        # flat objects keep their precise outlines, but only where their colour is rare
-        # around them (a band of a striped backdrop or a floor tile is flat yet recurs)
-        # (a flat candidate is named, colour and shape, only once it passes this test)
-        flat = []
-        for f in self._flat_candidates(frame, (small, scale)):
-            poly = np.round(f.contour * scale).astype(np.int32)
-            if len(poly) < 3:
-                continue
-            # the polygon's pixels within the frame, filled in its bounding box only
-            x0, y0 = (max(0, int(v)) for v in poly.min(0))
-            x1, y1 = min(share.shape[1], int(poly[:, 0].max()) + 1), min(share.shape[0], int(poly[:, 1].max()) + 1)
-            if x1 <= x0 or y1 <= y0:
-                continue
-            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            cv2.fillPoly(mask, [poly - np.array([x0, y0], np.int32)], 1)
-            if mask.any() and float(fast_median(share[y0:y1, x0:x1][mask > 0])) < self.rare_grow:
-                flat.append(f)
+        # flat objects keep their precise outlines, but only where their colour is rare around
+        # them (a band of a striped backdrop or a floor tile is flat yet recurs): the rarity map
+        # goes into the flat pass, which keeps such a patch out of its objects
+        flat = self._flat_candidates(frame, (small, scale), share)
         named = _named(rare + flat)  # both passes' objects named in one colour vote
         found = _merge_detections(named[: len(rare)], named[len(rare) :])
         found.sort(key=lambda sg: -sg.area)
@@ -537,9 +524,13 @@ class Segmenter:
         """
         return _named(self._flat_candidates(frame))
 
-    def _flat_candidates(self, frame: np.ndarray, resized: tuple[np.ndarray, float] | None = None) -> list[_Candidate]:
+    def _flat_candidates(
+        self, frame: np.ndarray, resized: tuple[np.ndarray, float] | None = None, share: np.ndarray | None = None
+    ) -> list[_Candidate]:
         """:meth:`segment_flat`'s objects before they are named (see :class:`_Candidate`);
-        ``resized``: ``resize_max(frame, self.work_side)`` when the caller has it already."""
+        ``resized``: ``resize_max(frame, self.work_side)`` when the caller has it already;
+        ``share``: the rarity map (:func:`colour_rarity`) of that frame, when flat patches whose
+        colour recurs around them are background, not objects (see :meth:`_extract`)."""
         small, scale = resize_max(frame, self.work_side) if resized is None else resized
         h, w = small.shape[:2]
         lab = self._lab(cv2.GaussianBlur(small, (3, 3), 0))
@@ -548,11 +539,11 @@ class Segmenter:
         flat = _channel_sum(np.maximum(sq - mean * mean, 0)) < self.flat_std**2
         # two background scales: the fine one follows gradients, the coarse one sees large objects
         dist = np.maximum(_lab_dist(lab, self.background(lab, 24)), _lab_dist(lab, self.background(lab, 10)))
-        found, union = self._extract(small, lab, flat, dist, scale)
+        found, union = self._extract(small, lab, flat, dist, scale, share=share)
         if any(seg.area * scale * scale > 0.012 * h * w for seg in found):  # Segment.area's units
             bg = self.masked_background(lab, cv2.dilate(union, _K5))
             dist = _lab_dist(lab, bg)
-            found, union = self._extract(small, lab, flat, dist, scale)
+            found, union = self._extract(small, lab, flat, dist, scale, share=share)
         # an object must differ from the background as a whole, not only at a seed spot
         found = [seg for seg in found if seg.contrast >= self.fg_delta]
         if self.textured:
@@ -579,10 +570,18 @@ class Segmenter:
         dist: np.ndarray,
         scale: float,
         taken: np.ndarray | None = None,
+        share: np.ndarray | None = None,
     ) -> tuple[list[_Candidate], np.ndarray]:
-        """Objects seeded by flat pixels far from the background, outside ``taken`` (objects
-        already found); returns them (not yet named) and the union mask (``taken`` updated in
-        place)."""
+        """Objects seeded by flat pixels far from the background, outside ``taken`` (patches
+        already found); returns them (not yet named) and their union mask.
+
+        With the rarity map ``share``, a flat patch whose colour recurs around it (median share
+        at least ``rare_grow``) is background: it still holds its seeds (``taken``, updated in
+        place, so they are not grown again), but it is not an object, so it neither enters the
+        union that the masked background leaves out nor triggers that second pass. Why: on
+        textured footage such patches are a few dozen a frame, and masking them out of the
+        background distorted it near the real objects and doubled the pass's cost.
+        """
         h, w = small.shape[:2]
         seed = ((dist > self.fg_delta) & flat).astype(np.uint8)
         seed = cv2.morphologyEx(seed, cv2.MORPH_OPEN, _K2)
@@ -590,6 +589,7 @@ class Segmenter:
             seed[cv2.dilate(taken, _K5) > 0] = 0
         else:
             taken = np.zeros((h, w), np.uint8)
+        union = np.zeros((h, w), np.uint8)
         _n, lbl, stats, _ = cv2.connectedComponentsWithStats(seed, connectivity=8)
         frame_area = float(h * w)
         min_area = max(6.0, self.min_area_frac * frame_area)
@@ -638,13 +638,16 @@ class Segmenter:
             if _count(core) >= 4 and float(np.linalg.norm(crop[core > 0].std(axis=0))) > self.interior_std:
                 continue  # a patch of texture, not a flat-coloured object
             taken[y0:y1, x0:x1] |= mask
+            if share is not None and float(fast_median(share[y0:y1, x0:x1][mask > 0])) >= self.rare_grow:
+                continue  # flat, but its colour recurs around it: a tile or a stripe of the background
+            union[y0:y1, x0:x1] |= mask
             contrast = float(fast_median(dist[y0:y1, x0:x1][(mask & raw) > 0]))
             body = (mask > 0) & (raw > 0) & (dist[y0:y1, x0:x1] > 0.5 * self.fg_delta)
             pix = small[y0:y1, x0:x1][body if _count(body) >= 4 else mask > 0]
             out.append(_Candidate(cnt, mask, x0, y0, scale, area, hole, contrast, pix))
             if len(out) >= self.max_objects:
                 break
-        return out, taken
+        return out, union
 
 
 @dataclass
