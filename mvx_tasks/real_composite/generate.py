@@ -75,7 +75,10 @@ MANIFEST = "real_composite.json"
 #: 98, 99, 100 and 103 (all three tasks, CRF 20 and 30) read once through the agent by that change; 104 (RID, 3
 #: pairs) only to try benchmarks/fit_stack_score.py as a new user would; 105 and 106 (all three tasks, CRF 20 and 30,
 #: 2026-12-06 15:55) read through the agent by f3852e1 and by a CNT variant, which also read the CNT sets of 79-87,
-#: 98, 99, 100 and 103 again at the backend level. Confirm the next change on seed 107 or later.
+#: 98, 99, 100 and 103 again at the backend level; 107 (all three tasks, CRF 20 and 30, 2026-12-06 17:16) read
+#: through the agent by d57f611 and by the segmenter change (38b5ea2); 108 and 109 (all three tasks, CRF 20 and 30,
+#: 17:48) read once through the agent by 38b5ea2, then two of 108's RID pairs by a subject-size variant (not kept).
+#: Confirm the next change on seed 110 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
