@@ -654,9 +654,9 @@ class Segmenter:
 class _Candidate:
     """A flat-colour object found but not yet named (colour vote, shape fit).
 
-    Why: most flat candidates are dropped afterwards (a first pass redone with objects masked out
-    of the background, a contrast floor, the rare-colour test in :meth:`Segmenter.segment`);
-    naming costs more than finding, so only the kept ones are named.
+    Why: many flat candidates are dropped afterwards (a first pass redone with objects masked out
+    of the background, a contrast floor); naming costs more than finding, so only the kept ones
+    are named.
     """
 
     cnt: np.ndarray
