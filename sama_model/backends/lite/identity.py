@@ -358,8 +358,8 @@ def identity_descriptor(frames: np.ndarray, n: int = 12, min_pixels: int = 60, m
     A still camera's clip is read the still way (:data:`STILL_PATH`), any other the moving camera's way
     (:data:`MOVING_PATH`); ``moving_path`` reads a still camera's clip the moving camera's way too, for
     a pair that must be read alike (:func:`moving_rereads`). ``cuts=False``: a moving camera's clip gives one
-    :data:`DEFERRED_PATH` row (:func:`path_row`) only. ``located``: the frames' :func:`subject_locations`, when already read. None when no
-    moving subject is found."""
+    :data:`DEFERRED_PATH` row (:func:`path_row`) only. ``located``: the frames' :func:`subject_locations`, when
+    already read. None when no moving subject is found."""
     if len(frames) < 3:
         return None
     idx, boxes, camera = located if located is not None else subject_locations(frames, n)

@@ -91,11 +91,12 @@ class LiteVisualSimilarity:
         start, key = int(idx[0]) if len(idx) else 0, (int(len(idx)), int(idx[-1]) if len(idx) else -1)
         located = (FRAME_MEMO.get(clip.frames, start, ("identity-located", *key),
                                   lambda _f: subject_locations(clip.frames[idx])) if len(idx) >= 3 else None)
-        if cuts and located is not None:  # (a deferred read's cuts: never an empty re-read, see cut_descriptor)
-            read = lambda _f: cut_descriptor(clip.frames[idx], located)  # noqa: E731
-        else:
-            read = lambda _f: identity_descriptor(clip.frames[idx], moving_path=moving_path, cuts=moving_path,  # noqa: E731
-                                                  located=located)
+
+        def read(_frame: np.ndarray) -> np.ndarray | None:
+            if cuts and located is not None:  # (a deferred read's cuts: never an empty re-read, see cut_descriptor)
+                return cut_descriptor(clip.frames[idx], located)
+            return identity_descriptor(clip.frames[idx], moving_path=moving_path, cuts=moving_path, located=located)
+
         rows = FRAME_MEMO.get(clip.frames, start, ("identity-layout", *key, moving_path, cuts), read)
         if not stacked or rows is None:
             return rows

@@ -190,8 +190,9 @@ def stack_texture(a: np.ndarray, b: np.ndarray) -> float:
         for dx in range(-SHIFT, SHIFT + 1):
             ya, yb = slice(max(0, dy), VIEW + min(0, dy)), slice(max(0, -dy), VIEW + min(0, -dy))
             xa, xb = slice(max(0, dx), VIEW + min(0, dx)), slice(max(0, -dx), VIEW + min(0, -dx))
-            pair = [np.dstack([lab[y, x], cover[y, x]])[None] for lab, cover, y, x in ((la, ca, ya, xa), (lb, cb, yb, xb))]
-            best = max(best, float(texture_correlations(*pair)[0, 0]))
+            va = np.dstack([la[ya, xa], ca[ya, xa]])[None]
+            vb = np.dstack([lb[yb, xb], cb[yb, xb]])[None]
+            best = max(best, float(texture_correlations(va, vb)[0, 0]))
     return best
 
 
