@@ -6,7 +6,8 @@ its five videos. This turns a count-level target into the answer-level figure: f
 ``count_stability.py --json`` file it takes the counts that tool measured and, for each rate p, gives the
 expected share of answers that change when each video's count independently stays (1 - p) or moves one up
 or down (p / 2 each; a count of 0 moves only up, with p), its graded count moving by the same step (as the
-policy's :func:`~sama_model.skills.multi_video_comparison.cnt.one_off_changes` moves it). Exact, not
+policy's :func:`~sama_model.skills.multi_video_comparison.cnt.one_off_changes` moves it) and its followed
+objects gaining a sure one or losing the most probable (what the policy's match probability reads). Exact, not
 sampled: every one of a question's 3^5 patterns is weighed by its probability and answered by the
 policy's own rule (``count_stability.answers``). Beside it, the rate the re-encoding really moved and the
 answers it really changed, when the file compared two encodings.
@@ -42,12 +43,17 @@ def steps(count: int, p: float) -> list[tuple[int, float]]:
 
 
 def moved(got: dict, step: int) -> dict:
-    """A video's reading with its count (and graded count) moved by ``step``."""
+    """A video's reading with its count (and graded count) moved by ``step``; its followed objects'
+    ``probabilities`` (what the policy's match probability reads) gain a sure object (step 1) or lose their
+    most probable one (step -1)."""
     if step == 0:
         return got
     out = dict(got, count=got["count"] + step)
     if "graded" in got:
         out["graded"] = float(got["graded"]) + step
+    if "probabilities" in got:
+        probs = sorted((float(p) for p in got["probabilities"]), reverse=True)
+        out["probabilities"] = [1.0, *probs] if step > 0 else probs[1:]
     return out
 
 

@@ -3,8 +3,9 @@
 For every video of a set's CNT questions it runs the lite tools' count of independently moving
 objects (:func:`sama_model.backends.lite.mover_count.mover_counts`, what ``scene_graph``,
 ``object_tracker`` and ``video_reader`` all answer for a generic target such as "moving cut-outs")
-and answers each question from those counts with the CNT policy's own rule
-(:func:`sama_model.skills.multi_video_comparison.cnt.count_scores`). The true counts in
+and answers each question from those readings with the CNT policy's own rule (the match probability of
+the followed objects, :func:`sama_model.skills.multi_video_comparison.cnt.match_scores`; the counts,
+:func:`~sama_model.skills.multi_video_comparison.cnt.count_scores`, for a reading without them). The true counts in
 ``data.jsonl`` (the real-footage composite's ``reference_count`` and ``counts``) are read here for
 scoring only, never by the tool.
 
@@ -88,13 +89,20 @@ def measure(folder: Path, workers: int) -> tuple[list[dict], list[Row], list[dic
 
 
 def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> dict[str, tuple[str, bool]]:
-    """Per question the option letter the CNT rule picks from the tool's counts ("" when the reference
+    """Per question the option letter the CNT rule picks from the tool's readings ("" when the reference
     or every candidate failed), the policy's relation parse and scores, the first listed on a tie; and
-    whether the policy marks it fragile (:func:`~sama_model.skills.multi_video_comparison.cnt.one_off_changes`:
-    one count off in some video changes it)."""
+    whether the policy marks it fragile. As the policy: where every video's reading lists its followed
+    objects' ``probabilities``, the match probability
+    (:func:`~sama_model.skills.multi_video_comparison.cnt.match_scores`, marked by
+    :func:`~sama_model.skills.multi_video_comparison.cnt.doubt_marks`); otherwise the counts
+    (:func:`~sama_model.skills.multi_video_comparison.cnt.count_scores`, marked by
+    :func:`~sama_model.skills.multi_video_comparison.cnt.one_off_changes`: one count off in some video
+    changes it)."""
     from sama_model.skills.multi_video_comparison.cnt import (
         count_scores,
         counting_relation,
+        doubt_marks,
+        match_scores,
         one_off_changes,
     )
     from sama_model.skills.multi_video_comparison.common import argmax
@@ -116,6 +124,12 @@ def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> 
         def choose(scores: dict[str, float], labels: dict[str, str] = labels) -> str:
             return argmax({labels[lb]: scores[lb] for lb in sorted(scores, key=lambda lb: labels[lb])}) or ""
 
+        probs = {lb: [float(p) for p in g["probabilities"]] for lb in ["Reference", *counts]
+                 if isinstance(g := by_video.get((s["id"], lb)), dict) and "probabilities" in g}
+        if isinstance(ref, dict) and len(probs) == len(counts) + 1:
+            best = choose(match_scores(rel, probs["Reference"], {lb: probs[lb] for lb in counts}))
+            out[s["id"]] = (best, bool(doubt_marks(rel, "Reference", probs, choose)))
+            continue
         every = {"Reference": float(ref["count"]), **counts} if isinstance(ref, dict) else counts
         reference = "Reference" if isinstance(ref, dict) else None
         best = choose(count_scores(rel, every.get("Reference"), counts, evidence, grades, grades.get("Reference")))

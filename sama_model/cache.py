@@ -35,8 +35,9 @@ log = logging.getLogger(__name__)
 #: 15: lite identity reads the subject once from its aligned stack where a camera moves; 16: its
 #: identity_similarity of two stack views is their colour layouts' (a moving camera's per-frame cuts are read
 #: only where a pair needs them); 17: the lite segmenter's flat pass keeps a patch whose colour recurs around
-#: it out of its objects and of the masked background)
-CACHE_REVISION = 17
+#: it out of its objects and of the masked background; 18: the lite tracker's count of moving objects lists its
+#: followed objects' probabilities, ``count_probabilities``, for the CNT policy's match probability)
+CACHE_REVISION = 18
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

@@ -51,6 +51,27 @@ def test_cnt_answer_that_one_count_off_would_change_is_marked_fragile(tmp_path):
             in _final_reason(trace))
 
 
+def test_cnt_match_probability_from_the_trackers_followed_objects(tmp_path):
+    """Every video's tracker lists its followed objects' probabilities: the candidate most likely to hold the
+    reference's count wins (B, surely 2, against A, whose second object reads 0.62, as the reference's 0.65),
+    where the counts alone (A and B both 2) would take A; the reason names the doubts. When a video's count
+    was settled against its tracker (scene graph and reader say 3, the tracker 2), the counts decide."""
+    question = "Which video shows the same number of cups as the reference?"
+    probs = {"ref": [1.0, 0.65], "a": [1.0, 0.62], "b": [1.0, 1.0], "c": [1.0], "d": [1.0, 1.0, 1.0]}
+    script = {k: {"sg": sum(p >= 0.6 for p in v), "probs": v} for k, v in probs.items()}
+    letter, _, trace = solve(tmp_path, script, "CNT", question, FOUR, REF4)
+    reason = _final_reason(trace)
+    assert letter == "B"
+    assert ("highest count match probability (eq): Video B (Video A=0.536, Video B=0.650, Video C=0.350, "
+            "Video D=0.000)") in reason
+    assert "fragile: Reference's object at 0.65 taken as none -> C; Video A's object at 0.62 taken as one -> A" in reason
+    plain = {k: {"sg": v["sg"]} for k, v in script.items()}
+    assert solve(tmp_path, plain, "CNT", question, FOUR, REF4)[0] == "A"
+    outvoted = {**script, "d": {"sg": 3, "tr": 2, "reader": "three cups", "probs": [1.0, 1.0]}}
+    letter, _, trace = solve(tmp_path, outvoted, "CNT", question, FOUR, REF4)
+    assert "highest count match (eq)" in _final_reason(trace)
+
+
 @pytest.mark.parametrize("question,expected", [("Which video shows more cups than the reference?", "D"),
                                                ("Which video shows fewer cups than the reference?", "C")])
 def test_cnt_tied_counts_broken_by_the_estimates_behind_them(tmp_path, question, expected):

@@ -44,6 +44,11 @@ def test_a_count_moves_one_up_or_down_and_zero_only_up():
     got = _got(2)
     assert count_bound.moved(got, -1)["count"] == 1 and count_bound.moved(got, -1)["graded"] == 1.0
     assert count_bound.moved(got, 0) is got and got["count"] == 2  # the reading itself is not touched
+    # the followed objects move with it: a sure one more, or the most probable one less
+    held = {**got, "probabilities": [0.7, 0.95, 0.2]}
+    assert count_bound.moved(held, 1)["probabilities"] == [1.0, 0.95, 0.7, 0.2]
+    assert count_bound.moved(held, -1)["probabilities"] == [0.7, 0.2]
+    assert held["probabilities"] == [0.7, 0.95, 0.2]
 
 
 def test_expected_change_is_exact_on_a_constructed_same_question():

@@ -11,7 +11,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import count_stability
 
-from sama_model.skills.multi_video_comparison.cnt import count_scores, one_off_changes
+from sama_model.skills.multi_video_comparison.cnt import (
+    count_distribution,
+    count_scores,
+    doubt_changes,
+    doubt_marks,
+    match_scores,
+    one_off_changes,
+)
 
 OPTIONS = {"A": "Video A", "B": "Video B", "C": "Video C", "D": "Video D"}
 LABELS = ("Reference", "Video A", "Video B", "Video C", "Video D")
@@ -87,6 +94,73 @@ def test_one_off_changes_lists_every_count_whose_one_step_changes_the_choice():
     grades = {"Reference": 2.0, "Video A": 2.0, "Video B": 3.0, "Video C": 1.0, "Video D": 2.667}
     assert one_off_changes("gt", "Reference", more, {}, choose, grades) == [
         ("Video A", 1, "Video A"), ("Video B", -1, "Video D"), ("Video D", 1, "Video D")]
+
+
+def test_count_distribution_is_the_poisson_binomial():
+    assert count_distribution([]).tolist() == [1.0]
+    assert count_distribution([0.5, 0.5]).tolist() == [0.25, 0.5, 0.25]
+    assert count_distribution([1.0, 0.2]).tolist() == pytest.approx([0.0, 0.8, 0.2])
+    assert count_distribution([0.9, 0.3, 0.6]).sum() == pytest.approx(1.0)
+
+
+ORDER = ["Video A", "Video B", "Video C", "Video D"]
+
+
+def _first_best(scores: dict[str, float]) -> str:
+    return max(ORDER, key=lambda c: (scores[c], -ORDER.index(c)))
+
+
+#: the reference's second object is a doubt (0.65); A's too (0.62); B holds two sure objects
+DOUBTS = {"Reference": [1.0, 0.65], "Video A": [1.0, 0.62], "Video B": [1.0, 1.0], "Video C": [1.0],
+          "Video D": [1.0, 1.0, 1.0]}
+
+
+def test_match_scores_weigh_every_object_by_its_doubt():
+    """Hand-computed: the reference counts 1 (0.35) or 2 (0.65); A 1 (0.38) or 2 (0.62). Same: A 0.35 x 0.38 +
+    0.65 x 0.62 = 0.536, B (surely 2) 0.65, C (surely 1) 0.35, D (3) 0. Counts alone tie A and B at 2 (the
+    count's threshold is 0.6), and the graded counts (1.65 vs A 1.62, B 2.0) choose A; the match probability
+    chooses B. More: A 2 against 1, 0.62 x 0.35 = 0.217; fewer: A 1 against 2, 0.38 x 0.65 = 0.247."""
+    cands = {k: v for k, v in DOUBTS.items() if k != "Reference"}
+    assert match_scores("eq", DOUBTS["Reference"], cands) == {"Video A": 0.536, "Video B": 0.65, "Video C": 0.35,
+                                                               "Video D": 0.0}
+    assert match_scores("gt", DOUBTS["Reference"], cands) == {"Video A": 0.217, "Video B": 0.35, "Video C": 0.0,
+                                                               "Video D": 1.0}
+    assert match_scores("lt", DOUBTS["Reference"], cands) == {"Video A": 0.247, "Video B": 0.0, "Video C": 0.65,
+                                                               "Video D": 0.0}
+    counts = {"Video A": 2.0, "Video B": 2.0, "Video C": 1.0, "Video D": 3.0}
+    grades = {"Reference": 1.65, "Video A": 1.62, "Video B": 2.0, "Video C": 1.0, "Video D": 3.0}
+    assert _first_best(count_scores("eq", 2.0, counts, {}, grades, 1.65)) == "Video A"
+    assert _first_best(match_scores("eq", DOUBTS["Reference"], cands)) == "Video B"
+
+
+def test_doubt_marks_name_the_objects_and_the_close_runner_up():
+    """Same question: the reference's 0.65 taken as none makes C (1) the match; A's 0.62 taken as one ties A with
+    B at 0.65 (A listed first); B's and the sure objects are no doubt. A runner-up at 0.536 of 0.65 is close.
+    A clear "more" (D surely 3 against a sure 1, nobody else above 1) is not marked."""
+    assert doubt_changes("eq", "Reference", DOUBTS, _first_best) == [("Reference", 0.65, 0.0, "Video C"),
+                                                                    ("Video A", 0.62, 1.0, "Video A")]
+    assert doubt_marks("eq", "Reference", DOUBTS, _first_best) == (
+        "; fragile: Reference's object at 0.65 taken as none -> Video C; Video A's object at 0.62 taken as one -> "
+        "Video A; the runner-up's match probability 0.536 is at least 0.5 of the best's 0.650; such answers often "
+        "change when the clips are re-encoded")
+    clear = {"Reference": [1.0], "Video A": [1.0, 0.05], "Video B": [1.0], "Video C": [0.97], "Video D": [1.0] * 3}
+    assert doubt_changes("gt", "Reference", clear, _first_best) == []
+    assert doubt_marks("gt", "Reference", clear, _first_best) == ""
+
+
+def test_answers_from_followed_objects_probabilities():
+    """Where every video's reading lists its followed objects' probabilities, the script answers and marks by
+    the match probability, as the policy does; a question with one reading without them falls back to the
+    counts."""
+    q = _question("q-same", "Which candidate video has the same number of moving objects as the Reference?", "B")
+    rows = [("q-same", lb, 0, f"/x/{lb}.mp4") for lb in LABELS]
+    graded = {"Reference": 1.65, "Video A": 1.62, "Video B": 2.0, "Video C": 1.0, "Video D": 3.0}
+    got = [{**_got(len([p for p in DOUBTS[lb] if p >= 0.6])), "graded": graded[lb], "probabilities": DOUBTS[lb]}
+           for lb in LABELS]
+    assert count_stability.decisions([q], rows, got) == {"q-same": ("B", True)}
+    without = [dict(g) for g in got]
+    del without[1]["probabilities"]
+    assert count_stability.decisions([q], rows, without) == {"q-same": ("A", True)}
 
 
 def test_answers_from_constructed_counts():

@@ -133,6 +133,8 @@ class DoubleTracker:
                "counts": {label: n} if n else {}, "max_per_frame": {label: n} if n else {}}
         if "estimates" in s:  # the lite tracker's two count estimates behind a generic count
             out["estimates"] = s["estimates"]
+        if "probs" in s:  # the lite tracker's followed objects' probabilities behind a generic count
+            out["count_probabilities"] = s["probs"]
         return out
 
 

@@ -71,6 +71,9 @@ class ObjectTrackerBackend(Protocol):
     Optional: ``"graded_count"`` (float), a count of moving objects with its doubt kept as a fraction
     (the lite backend's, see :func:`sama_model.backends.lite.mover_count.followed_grade`); the
     CNT policy breaks ties of the counts with it.
+    ``"count_probabilities"`` (list of floats), each followed object's probability of being one that
+    moves on its own (the lite backend's); the CNT policy then picks the candidate most likely to meet
+    the relation (:func:`sama_model.skills.multi_video_comparison.cnt.match_scores`).
     """
 
     def track(self, clip: VideoClip, query: str = "", window: Window = (None, None)) -> dict: ...

