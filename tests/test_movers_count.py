@@ -153,6 +153,13 @@ def test_flat_backdrop_is_a_still_camera(n_moving):
     got = mover_counts(clip)
     assert got["count"] == n_moving
     assert got["estimates"] == {"followed": n_moving, "regions": n_moving, "points": n_moving}
+    # the tracker's generic count carries every followed object's probability, for the CNT policy's match
+    from sama_model.backends.lite.mover_follow import COUNT_PROBABILITY
+    from sama_model.backends.lite.tracker import LiteObjectTracker
+
+    tracked = LiteObjectTracker().track(clip, "moving objects")
+    assert tracked["count_probabilities"] == got["probabilities"]
+    assert sum(p >= COUNT_PROBABILITY for p in tracked["count_probabilities"]) == tracked["counts"]["moving object"] == n_moving
 
 
 def test_texture_share_counts_the_pixels_a_camera_fit_could_register_on():
