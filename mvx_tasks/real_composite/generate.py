@@ -77,8 +77,12 @@ MANIFEST = "real_composite.json"
 #: 2026-12-06 15:55) read through the agent by f3852e1 and by a CNT variant, which also read the CNT sets of 79-87,
 #: 98, 99, 100 and 103 again at the backend level; 107 (all three tasks, CRF 20 and 30, 2026-12-06 17:16) read
 #: through the agent by d57f611 and by the segmenter change (38b5ea2); 108 and 109 (all three tasks, CRF 20 and 30,
-#: 17:48) read once through the agent by 38b5ea2, then two of 108's RID pairs by a subject-size variant (not kept).
-#: Confirm the next change on seed 110 or later.
+#: 17:48) read once through the agent by 38b5ea2, then two of 108's RID pairs by a subject-size variant (not kept);
+#: CNT's match probability (fa53c1a) was chosen on the CNT readings of 79-84, checked on 85-87, 98, 99, 100 and 103
+#: (its fragile mark's constants chosen on all of those), and read with 1, 3, 4, 7, 8, 9 and 105-109's CNT at the
+#: backend level; 110, 111 and 112 (all three tasks, CRF 20 and 30, 2026-12-06 19:12) read once through the agent by
+#: fa53c1a and their CNT by the code before at the backend level; 113, 114 and 115 (all three tasks, CRF 20 and 30,
+#: 19:50-19:59) likewise; 98-109 read again through the agent by fa53c1a. Confirm the next change on seed 116 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
