@@ -64,7 +64,8 @@ def test_cnt_match_probability_from_the_trackers_followed_objects(tmp_path):
     assert letter == "B"
     assert ("highest count match probability (eq): Video B (Video A=0.536, Video B=0.650, Video C=0.350, "
             "Video D=0.000)") in reason
-    assert "fragile: Reference's object at 0.65 taken as none -> C; Video A's object at 0.62 taken as one -> A" in reason
+    assert ("fragile: Reference's object at 0.65 taken as none -> C; Video A's object at 0.62 taken as one -> A"
+            in reason)
     plain = {k: {"sg": v["sg"]} for k, v in script.items()}
     assert solve(tmp_path, plain, "CNT", question, FOUR, REF4)[0] == "A"
     outvoted = {**script, "d": {"sg": 3, "tr": 2, "reader": "three cups", "probs": [1.0, 1.0]}}

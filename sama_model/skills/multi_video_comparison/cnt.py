@@ -202,10 +202,11 @@ def match_scores(rel: str, reference: Sequence[float], candidates: dict[str, Seq
     decimals, so that float noise never decides a tie (the first listed wins one, as :func:`~.common.argmax`).
 
     Why instead of comparing counts: two counts one apart, or equal, say nothing about how sure each is; the
-    match probability weighs every object by its doubt. On the real-footage composite (held-out seeds 79-87,
-    98-100 and 103, 260 CNT questions read at CRF 20 and 30 by ``benchmarks/count_stability.py``, replayed):
-    right 241 / 237 -> 251 / 244, answers changed by CRF 30 24 -> 16. No fitted constant: the probabilities
-    are the follow ensemble's, used as they are."""
+    match probability weighs every object by its doubt. No fitted constant: the probabilities are the follow
+    ensemble's, used as they are. On the real-footage composite (CNT read at CRF 20 and 30 by
+    ``benchmarks/count_stability.py``, replayed; right at CRF 20 / 30, answers changed by CRF 30): seeds 79-87,
+    98-100 and 103, where it was chosen and checked, 241 / 237, 24 -> 251 / 243, 15 of 260; seeds 105-115, not
+    used to choose it, 193 / 194, 19 -> 195 / 194, 21 of 220: more right where chosen, as steady elsewhere."""
     ref = count_distribution(reference)
     out = {}
     for label, probs in candidates.items():
@@ -226,18 +227,19 @@ def match_scores(rel: str, reference: Sequence[float], candidates: dict[str, Seq
 #: an object's probability is a doubt (see :func:`doubt_changes`) strictly between these
 DOUBT_RANGE = (0.1, 0.9)
 #: a runner-up whose match probability is at least this share of the winner's marks the answer fragile
-#: (:func:`doubt_marks`). With :data:`DOUBT_RANGE`, chosen on the real-footage composite's held-out seeds 79-87,
-#: 98-100 and 103 (260 CNT questions at CRF 20 and 30): 71 answers marked at CRF 20, 62 of them right, and 14
-#: of the 16 answers that CRF 30 changed marked in one encoding or both (the doubts alone: 52 marked, 11)
+#: (:func:`doubt_marks`). With :data:`DOUBT_RANGE`, chosen on the real-footage composite's seeds 79-87, 98-100 and 103
+#: (260 CNT questions at CRF 20 and 30): 77 answers marked at CRF 20, holding 13 of the 15 answers that CRF 30
+#: changed. On seeds 105-115, not used to choose them: 78 of 220 marked, holding 20 of the 21 changes (the counts'
+#: one-off mark: 133 marked, 19 of 19)
 RUNNER_UP_SHARE = 0.5
 
 
 def doubt_changes(rel: str, reference: str, probabilities: dict[str, list[float]],
                   choose: Callable[[dict[str, float]], str | None]) -> list[tuple[str, float, float, str | None]]:
-    """Every (video, object's probability, 0 or 1 in its place, new choice) where one doubtful object (probability inside
-    :data:`DOUBT_RANGE`) taken as surely one, or surely none, changes the choice. ``probabilities`` holds every
-    video's objects, the reference's under ``reference``; ``choose`` turns :func:`match_scores` into the option
-    (the policy's :func:`~.common.pick`). The match-probability rule's counterpart of :func:`one_off_changes`:
+    """Every (video, object's probability, 0 or 1 in its place, new choice) where one doubtful object
+    (probability inside :data:`DOUBT_RANGE`) taken as surely one, or surely none, changes the choice.
+    ``probabilities`` holds every video's objects, the reference's under ``reference``; ``choose`` turns
+    :func:`match_scores` into the option (the policy's :func:`~.common.pick`). The match-probability rule's counterpart of :func:`one_off_changes`:
     such an object is the one re-encoding moves."""
     def choice(ps: dict[str, list[float]]) -> str | None:
         return choose(match_scores(rel, ps[reference], {v: p for v, p in ps.items() if v != reference}))
