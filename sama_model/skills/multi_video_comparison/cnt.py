@@ -273,10 +273,11 @@ def doubt_marks(rel: str, reference: str, probabilities: dict[str, list[float]],
     return f"; {FRAGILE} {'; '.join(parts)}; such answers often change when the clips are re-encoded"
 
 
-def count_probabilities(ctx: PolicyContext, video: str, target: str | None) -> list[float] | None:
+def count_probabilities(ctx: PolicyContext, video: str, target: str | None,
+                        settled: float | None) -> list[float] | None:
     """The tracker's followed objects' probabilities for ``video`` (``count_probabilities``), when its count is
-    the one the evidence settled on (:meth:`~sama_model.skills.context.PolicyContext.count`); None otherwise (a
-    detector's count, a named target, a verified fact or the reader that outvoted the tracker)."""
+    ``settled``, the one the evidence settled on (:meth:`~sama_model.skills.context.PolicyContext.count`); None
+    otherwise (a detector's count, a named target, a verified fact or the reader that outvoted the tracker)."""
     d = ctx.latest("object_tracker", video) or {}
     probs = d.get("count_probabilities")
     if not isinstance(probs, list):
@@ -286,7 +287,7 @@ def count_probabilities(ctx: PolicyContext, video: str, target: str | None) -> l
     except (TypeError, ValueError):
         return None
     own = count_lookup(d.get("counts") or {}, singular(target) if target else None)
-    return probs if own is not None and own == ctx.count(video, target) else None
+    return probs if own is not None and own == settled else None
 
 
 def plan(ctx: PolicyContext) -> list[ToolCall]:
@@ -312,8 +313,9 @@ def decide(ctx: PolicyContext) -> Decision:
     if not counts:
         return None, "no counts for any candidate"
     facts = f"target={target}, reference count={ref}, candidate counts={counts}"
-    probs = {v: p for v in [ctx.reference, *counts] if (p := count_probabilities(ctx, v, target)) is not None}
-    if ref is not None and len(probs) == len(counts) + 1:
+    every = {ctx.reference: ref, **counts} if ref is not None else dict(counts)
+    probs = {v: p for v, n in every.items() if (p := count_probabilities(ctx, v, target, n)) is not None}
+    if ref is not None and len(probs) == len(every):
         scores = match_scores(rel, probs[ctx.reference], {c: probs[c] for c in counts})
         letter, why = pick(ctx, scores, f"count match probability ({rel})")
         if letter is not None:
@@ -324,7 +326,6 @@ def decide(ctx: PolicyContext) -> Decision:
     scores = count_scores(rel, ref, counts, evidence, grades, grades.get(ctx.reference))
     letter, why = pick(ctx, scores, f"count match ({rel})")
     if letter is not None:
-        every = {ctx.reference: ref, **counts} if ref is not None else dict(counts)
         changes = one_off_changes(rel, ctx.reference if ref is not None else None, every, evidence,
                                   lambda s: pick(ctx, s, "")[0], grades)
         if changes:
