@@ -2,7 +2,8 @@
 
 For every video of a set's CNT questions it runs the lite tools' count of independently moving
 objects (:func:`sama_model.backends.lite.mover_count.mover_counts`, what ``scene_graph``,
-``object_tracker`` and ``video_reader`` all answer for a generic target such as "moving cut-outs")
+``object_tracker`` and ``video_reader`` all answer for a generic target such as "moving cut-outs"), and
+the tracker's second reading on shifted frames that the CNT policy asks for (``shift_frames``)
 and answers each question from those readings with the CNT policy's own rule (the match probability of
 the followed objects, :func:`sama_model.skills.multi_video_comparison.cnt.match_scores`; the counts,
 :func:`~sama_model.skills.multi_video_comparison.cnt.count_scores`, for a reading without them). The true counts in
@@ -65,15 +66,21 @@ def _count(path: str) -> dict | str:
     from mvx_tasks.video_decoder import VideoDecodeError, load_video
     from sama_model.backends.lite.mover_count import mover_counts
 
+    from sama_model.skills.multi_video_comparison.cnt import SHIFT_FRAMES
+    from sama_model.tools.object_tracker import shifted_window
+
     cv2.setNumThreads(1)
     try:
-        got = mover_counts(load_video(path))
+        clip = load_video(path)
+        got = mover_counts(clip)
+        second = mover_counts(clip, shifted_window(clip, (None, None), SHIFT_FRAMES))
     except (VideoDecodeError, OSError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return {"count": int(got["count"]), **{k: int(v) for k, v in got["estimates"].items()},
             "graded": float(got["graded_count"]), "near": bool(got["near_threshold"]),
             "floors": [int(n) for n in got["regions_by_floor"].values()],
-            "probabilities": [float(p) for p in got.get("probabilities", [])]}
+            "probabilities": [float(p) for p in got.get("probabilities", [])],
+            "shifted_probabilities": [float(p) for p in second.get("probabilities", [])]}
 
 
 def measure(folder: Path, workers: int) -> tuple[list[dict], list[Row], list[dict | str]]:
@@ -92,8 +99,8 @@ def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> 
     """Per question the option letter the CNT rule picks from the tool's readings ("" when the reference
     or every candidate failed), the policy's relation parse and scores, the first listed on a tie; and
     whether the policy marks it fragile. As the policy: where every video's reading lists its followed
-    objects' ``probabilities``, the match probability
-    (:func:`~sama_model.skills.multi_video_comparison.cnt.match_scores`, marked by
+    objects' ``probabilities``, the match probability of those and of the second reading on shifted frames
+    (``shifted_probabilities``, where read) (:func:`~sama_model.skills.multi_video_comparison.cnt.match_scores`, marked by
     :func:`~sama_model.skills.multi_video_comparison.cnt.doubt_marks`); otherwise the counts
     (:func:`~sama_model.skills.multi_video_comparison.cnt.count_scores`, marked by
     :func:`~sama_model.skills.multi_video_comparison.cnt.one_off_changes`: one count off in some video
@@ -124,7 +131,8 @@ def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> 
         def choose(scores: dict[str, float], labels: dict[str, str] = labels) -> str:
             return argmax({labels[lb]: scores[lb] for lb in sorted(scores, key=lambda lb: labels[lb])}) or ""
 
-        probs = {lb: [float(p) for p in g["probabilities"]] for lb in ["Reference", *counts]
+        probs = {lb: [[float(p) for p in g[k]] for k in ("probabilities", "shifted_probabilities") if k in g]
+                 for lb in ["Reference", *counts]
                  if isinstance(g := by_video.get((s["id"], lb)), dict) and "probabilities" in g}
         if isinstance(ref, dict) and len(probs) == len(counts) + 1:
             best = choose(match_scores(rel, probs["Reference"], {lb: probs[lb] for lb in counts}))

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 #: only where a pair needs them); 17: the lite segmenter's flat pass keeps a patch whose colour recurs around
 #: it out of its objects and of the masked background; 18: the lite tracker's count of moving objects lists its
 #: followed objects' probabilities, ``count_probabilities``, for the CNT policy's match probability)
-CACHE_REVISION = 18
+CACHE_REVISION = 19
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

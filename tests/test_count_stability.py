@@ -161,6 +161,27 @@ def test_answers_from_followed_objects_probabilities():
     without = [dict(g) for g in got]
     del without[1]["probabilities"]
     assert count_stability.decisions([q], rows, without) == {"q-same": ("A", True)}
+    # with the second readings on shifted frames, the mean of both count distributions decides, as the policy:
+    # A's second reading surely 2 (P(2) (0.536 + 0.65) / 2 = 0.593), B's holds one more sure object (0.5 x 0.65 =
+    # 0.325): A
+    second = {**DOUBTS, "Video A": [1.0, 1.0], "Video B": [1.0, 1.0, 1.0]}
+    shifted = [{**g, "shifted_probabilities": second[lb]} for g, lb in zip(got, LABELS)]
+    assert count_stability.decisions([q], rows, shifted) == {"q-same": ("A", True)}
+
+
+def test_match_scores_of_two_readings_weigh_their_mean_distribution():
+    """Two readings of a video count by the mean of their distributions: a reference read surely 2 and then 2 at
+    0.5 (P(1) 0.25, P(2) 0.75) against A read surely 2 twice (0.75) and B read surely 1 then surely 2 (0.5 x 0.25 +
+    0.5 x 0.75 = 0.5); a flat list is one reading, as before."""
+    ref = [[1.0, 1.0], [1.0, 0.5]]
+    got = match_scores("eq", ref, {"Video A": [[1.0, 1.0], [1.0, 1.0]], "Video B": [[1.0], [1.0, 1.0]]})
+    assert got == {"Video A": 0.75, "Video B": 0.5}
+    # B more: B 2 (0.5) against a reference under 2 (0.25); fewer: B 1 (0.5) against the reference's 2 (0.75)
+    assert match_scores("gt", ref, {"Video B": [[1.0], [1.0, 1.0]]}) == {"Video B": 0.125}
+    assert match_scores("lt", ref, {"Video B": [[1.0], [1.0, 1.0]]}) == {"Video B": 0.375}
+    assert match_scores("eq", [1.0, 1.0], {"Video A": [1.0, 1.0]}) == match_scores("eq", [[1.0, 1.0]],
+                                                                                   {"Video A": [[1.0, 1.0]]})
+    assert match_scores("eq", [], {"Video A": []}) == {"Video A": 1.0}  # (no object either side: both count 0)
 
 
 def test_answers_from_constructed_counts():

@@ -134,7 +134,8 @@ class DoubleTracker:
         if "estimates" in s:  # the lite tracker's two count estimates behind a generic count
             out["estimates"] = s["estimates"]
         if "probs" in s:  # the lite tracker's followed objects' probabilities behind a generic count
-            out["count_probabilities"] = s["probs"]
+            shifted = window[0] is not None and "probs_shifted" in s  # a second reading on shifted frames
+            out["count_probabilities"] = s["probs_shifted" if shifted else "probs"]
         return out
 
 

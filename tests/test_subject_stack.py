@@ -143,3 +143,25 @@ def test_stack_view_reads_the_cutout_under_a_panning_camera():
     assert 0.5 < (cover > 0.5).mean() < 0.95  # the cut-out's outline, not its square window
     same, other = ss.stack_texture(views["a"], views["same"]), ss.stack_texture(views["a"], views["other"])
     assert same > 0.8 and other < 0.5 and ss.stack_score(same) > 0.9 > 0.5 > ss.stack_score(other)
+
+
+def test_foreground_extent_is_the_aligned_foreground_at_the_followed_centre():
+    """A 20 x 12 foreground box moving 3 px a step, followed by a template on its left part: the part at the centre that
+    is foreground in at least FOREGROUND_SHARE of the frames is the whole box (its larger side, 20), not the template;
+    a blob passing through once, and another frame's clutter, stay out; a centre off any foreground gives 0."""
+    steps = list(range(6))
+    masks, centres = [], []
+    for k in steps:
+        m = np.zeros((80, 120), bool)
+        m[30:42, 10 + 3 * k:30 + 3 * k] = True  # the subject
+        if k == 2:
+            m[30:42, 30 + 3 * k:50 + 3 * k] = True  # something touching it in one frame only
+        masks.append(m)
+        centres.append((14 + 3 * k, 36))  # the followed template: the subject's left part
+    top = _object(steps, centres, 8, 0.99)
+    assert ss.foreground_extent(masks, top, radius=25) == 20.0
+    off = _object(steps, [(100, 70)] * 6, 8, 0.99)
+    assert ss.foreground_extent(masks, off, radius=10) == 0.0
+    # under half of the frames: the box's pixels are foreground in 2 of 6, so nothing at the centre
+    sparse = [m if k < 2 else np.zeros_like(m) for k, m in enumerate(masks)]
+    assert ss.foreground_extent(sparse, top, radius=25) == 0.0

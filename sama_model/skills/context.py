@@ -104,16 +104,18 @@ class PolicyContext:
         return ToolCall(tool, args) if tool in self.tools else None
 
     # -- reading evidence --------------------------------------------------------------------
-    def results(self, tool: str, video: str, **match: Any) -> list[dict[str, Any]]:
-        """Structured data of successful ``tool`` results about ``video`` whose arguments match."""
+    def results(self, tool: str, video: str, shifted: bool = False, **match: Any) -> list[dict[str, Any]]:
+        """Structured data of successful ``tool`` results about ``video`` whose arguments match: first readings, or
+        with ``shifted`` only the second readings on shifted frames (``shift_frames``, asked for by a skill that
+        weighs both)."""
         out = []
         for it in self.memory.items(video, tool):
-            if all(it.args.get(k) == v for k, v in match.items()):
+            if bool(it.args.get("shift_frames")) == shifted and all(it.args.get(k) == v for k, v in match.items()):
                 out.append(it.data)
         return out
 
-    def latest(self, tool: str, video: str, **match: Any) -> dict[str, Any] | None:
-        found = self.results(tool, video, **match)
+    def latest(self, tool: str, video: str, shifted: bool = False, **match: Any) -> dict[str, Any] | None:
+        found = self.results(tool, video, shifted, **match)
         return found[-1] if found else None
 
     def similarity_result(self, a: str, b: str, aspect: str = "content") -> dict[str, Any] | None:

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Tool, fmt_window, with_sampling
+from .base import Tool, ToolArgumentError, fmt_window, with_sampling
 
 
 class ObjectTrackerTool(Tool):
     name = "object_tracker"
 
-    def forward(self, video: str, query: str = "", start: float | None = None, end: float | None = None) -> dict[str, Any]:
+    def forward(self, video: str, query: str = "", start: float | None = None, end: float | None = None,
+                shift_frames: int = 0) -> dict[str, Any]:
         """Track objects across frames of one video: unique identities per label (how many distinct objects appear),
         the most seen at once, and trajectories.
 
@@ -18,11 +19,30 @@ class ObjectTrackerTool(Tool):
             query: Object names of interest, e.g. "person"; empty for all objects.
             start: Window start in seconds; null for the beginning.
             end: Window end in seconds; null for the end.
+            shift_frames: 0 reads the window; n > 0 reads it from its (n+1)-th decoded frame on, so the backend's
+                sampled frames fall between the first reading's: a second reading of the same video, which the
+                counting skill averages with the first.
         """
-        clip = self.videos.clip(video, *self.window(start, end))
-        return with_sampling(self.call_backend("track", clip, query, self.window(start, end)), clip)
+        window = self.window(start, end)
+        clip = self.videos.clip(video, *window)
+        if shift_frames < 0:
+            raise ToolArgumentError(f"shift_frames must be 0 or more, got {shift_frames}")
+        if shift_frames:
+            window = shifted_window(clip, window, shift_frames)
+        return with_sampling(self.call_backend("track", clip, query, window), clip)
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         counts = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("counts") or {}).items()))
         peak = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("max_per_frame") or {}).items()))
-        return f"{args['video']} ({fmt_window(args)}): unique tracks {{{counts}}}; max at once {{{peak}}}"
+        shift = f", frames shifted by {args['shift_frames']}" if args.get("shift_frames") else ""
+        return f"{args['video']} ({fmt_window(args)}{shift}): unique tracks {{{counts}}}; max at once {{{peak}}}"
+
+
+def shifted_window(clip: Any, window: tuple[float | None, float | None], frames: int) -> tuple[float | None, float | None]:
+    """``window`` starting at its ``frames``-th decoded frame after the first (the window unchanged when it holds no
+    more than that many frames). Why: a backend samples a window uniformly, so the same window read from a frame
+    later samples the frames between; two such readings of one video disagree where a reading is unsure."""
+    idx = clip.window(*window)
+    if len(idx) <= frames:
+        return window
+    return (float(clip.timestamps[idx[frames]]), window[1])
