@@ -31,6 +31,8 @@ DEFAULT_BEFORE = "349688d^"
 CALLS: tuple[tuple[str, str, str], ...] = (
     # (name in the table, tool, query)
     ("object_tracker (count 'moving objects')", "tracker", "moving objects"),
+    # the CNT policy's second reading of each video (``shift_frames`` 1: the window from its second frame on)
+    ("object_tracker (count 'moving objects', shift_frames 1)", "tracker-shifted", "moving objects"),
     ("object_tracker (count 'red circles')", "tracker", "red circles"),
     ("scene_graph (count 'moving objects')", "scene_graph", "moving objects"),
     ("video_reader (count 'moving objects')", "reader", "How many moving objects are visible?"),
@@ -59,7 +61,9 @@ def _child(clips: list[str], repeats: int) -> dict:
     from sama_model.backends.lite.similarity import LiteVisualSimilarity
     from sama_model.backends.lite.tracker import LiteObjectTracker
 
-    tools = {"tracker": lambda c, q: LiteObjectTracker().track(c, q), "scene_graph": lambda c, q: LiteSceneGraph().graph(c, q),
+    tools = {"tracker": lambda c, q: LiteObjectTracker().track(c, q),
+             "tracker-shifted": lambda c, q: LiteObjectTracker().track(c, q, (float(c.timestamps[1]), None)),
+             "scene_graph": lambda c, q: LiteSceneGraph().graph(c, q),
              "reader": lambda c, q: LiteVideoReader().read(c, q), "motion": lambda c, q: LiteMotionAnalyzer().analyze(c),
              "identity": lambda c, q: LiteVisualSimilarity().compare(c, c, aspect="identity")}
     # imports and one-time set-up (scipy, lazy tables) are not a call's cost: every call once on a
