@@ -100,7 +100,8 @@ def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> 
     or every candidate failed), the policy's relation parse and scores, the first listed on a tie; and
     whether the policy marks it fragile. As the policy: where every video's reading lists its followed
     objects' ``probabilities``, the match probability of those and of the second reading on shifted frames
-    (``shifted_probabilities``, where read) (:func:`~sama_model.skills.multi_video_comparison.cnt.match_scores`, marked by
+    (``shifted_probabilities``, where read; :func:`~sama_model.skills.multi_video_comparison.cnt.match_scores`,
+    marked by
     :func:`~sama_model.skills.multi_video_comparison.cnt.doubt_marks`); otherwise the counts
     (:func:`~sama_model.skills.multi_video_comparison.cnt.count_scores`, marked by
     :func:`~sama_model.skills.multi_video_comparison.cnt.one_off_changes`: one count off in some video

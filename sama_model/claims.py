@@ -118,8 +118,9 @@ def _norm_counts(counts: Any) -> dict[str, int]:
 
 
 def result_claims(result: ToolResult) -> list[Claim]:
-    """The comparable claims of one successful tool result (none for tools that make none, nor for a second reading
-    on shifted frames: the skill that asked for it weighs it with the first, see ``object_tracker``'s ``shift_frames``)."""
+    """The comparable claims of one successful tool result (none for tools that make none, nor for a second
+    reading on shifted frames: the skill that asked for it weighs it with the first, see ``object_tracker``'s
+    ``shift_frames``)."""
     if not result.ok or not result.videos or result.args.get("shift_frames"):
         return []
     video, window, cid = result.videos[0], result.window, result.call_id

@@ -92,7 +92,8 @@ def test_cnt_weighs_the_trackers_second_reading_on_shifted_frames(tmp_path):
     assert ("highest count match probability (eq): Video B (Video A=0.500, Video B=0.800, Video C=0.000, "
             "Video D=0.000)") in reason
     # (B's 0.9 lies outside DOUBT_RANGE; its 0.7 taken as none leaves B 0.45 against A's 0.5)
-    assert ("fragile: Video B's object at 0.70 taken as none -> A; the runner-up's match probability 0.500 is at least 0.5 of the best's 0.800") in reason
+    assert ("fragile: Video B's object at 0.70 taken as none -> A; the runner-up's match probability 0.500 is at "
+            "least 0.5 of the best's 0.800") in reason
     single = {k: {key: v for key, v in s.items() if key != "probs_shifted"} for k, s in script.items()}
     assert solve(tmp_path, single, "CNT", question, FOUR, REF4)[0] == "A"  # (both readings alike: the first's answer)
 

@@ -23,10 +23,10 @@ class ObjectTrackerTool(Tool):
                 sampled frames fall between the first reading's: a second reading of the same video, which the
                 counting skill averages with the first.
         """
-        window = self.window(start, end)
-        clip = self.videos.clip(video, *window)
         if shift_frames < 0:
             raise ToolArgumentError(f"shift_frames must be 0 or more, got {shift_frames}")
+        window = self.window(start, end)
+        clip = self.videos.clip(video, *window)
         if shift_frames:
             window = shifted_window(clip, window, shift_frames)
         return with_sampling(self.call_backend("track", clip, query, window), clip)
@@ -38,7 +38,10 @@ class ObjectTrackerTool(Tool):
         return f"{args['video']} ({fmt_window(args)}{shift}): unique tracks {{{counts}}}; max at once {{{peak}}}"
 
 
-def shifted_window(clip: Any, window: tuple[float | None, float | None], frames: int) -> tuple[float | None, float | None]:
+Window = tuple[float | None, float | None]
+
+
+def shifted_window(clip: Any, window: Window, frames: int) -> Window:
     """``window`` starting at its ``frames``-th decoded frame after the first (the window unchanged when it holds no
     more than that many frames). Why: a backend samples a window uniformly, so the same window read from a frame
     later samples the frames between; two such readings of one video disagree where a reading is unsure."""

@@ -42,7 +42,7 @@ from mvx_tasks.video_decoder import VideoClip
 
 from .common import Window
 from .mover_count import COUNT_FLOORS, count_candidates, count_reads
-from .mover_follow import heads
+from .mover_follow import Candidate, heads
 
 #: the window's half side in the subject's sizes (a followed template's size is often a part of the subject, so the
 #: window is wide) and, at least, this share of the frame's shorter side
@@ -111,11 +111,11 @@ def subject_stack(clip: VideoClip, window: Window = (None, None)) -> tuple[np.nd
 
 
 def _radius(size: float, H: int, W: int) -> int:
-    """The stack window's half side (frame pixels) for a subject of ``size`` (:data:`WINDOW_SIZES`, :data:`WINDOW_FRAME`)."""
+    """The stack window's half side (frame pixels) for a subject of ``size`` (see :data:`WINDOW_SIZES`)."""
     return max(8, int(round(WINDOW_SIZES * size)), int(WINDOW_FRAME * min(H, W)))
 
 
-def foreground_extent(masks: list[np.ndarray], top, radius: float) -> float:
+def foreground_extent(masks: list[np.ndarray], top: Candidate, radius: float) -> float:
     """The subject's extent (small-frame pixels, the larger side; 0 when none): the background model's foreground
     masks aligned on the followed centre (a window of half side ``radius``), the share of its frames each pixel is
     foreground, and the box of the part at the centre where that share is at least :data:`FOREGROUND_SHARE`."""

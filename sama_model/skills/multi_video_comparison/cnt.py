@@ -213,8 +213,10 @@ def readings_distribution(probabilities: Readings) -> np.ndarray:
     depend on its sampled frames (the templates seeded, how long each is followed); a second reading on the frames
     between (``object_tracker``'s ``shift_frames``) errs elsewhere, and their mean moves less with a re-encoding.
     On the real-footage composite (CNT at CRF 20 and 30, each video also read one frame later, replayed with the
-    rule of :func:`match_scores`): seeds 105-109, right 90 / 87 -> 93 / 94 of 100, answers changed by CRF 30
-    11 -> 5 (the shifted reading alone: 88 / 87, 17)."""
+    rule of :func:`match_scores`; no constant chosen): seeds 105-115, right 195 / 194 -> 204 / 203 of 220, answers
+    changed by CRF 30 21 -> 14 (105-109: 11 -> 5; 110-115: 10 -> 9), answers marked fragile at CRF 20 78 -> 54,
+    holding all 14 changes. The shifted reading alone: 201 / 199, 27 changed; a third reading two frames later:
+    205 / 206, 14 changed, not worth its cost."""
     dists = [count_distribution(r) for r in as_readings(probabilities)]
     n = max(len(d) for d in dists)
     return np.mean([np.pad(d, (0, n - len(d))) for d in dists], axis=0)
