@@ -171,11 +171,6 @@ class LiteObjectTracker:
     off by default), plus :class:`Segmenter` options prefixed ``seg_`` (e.g. ``seg_fg_delta``)."""
 
     OPTION_PREFIXES = ("seg_",)  # **options forwarded by prefix; others are rejected at start
-    #: calls run in parallel threads (the tool layer serialises a backend that does not say so): every reading is a
-    #: pure function of the clip over the thread-safe FRAME_MEMO (``test_lite_contracts``' threaded calls equal the
-    #: serial ones). Why: the CNT policy's second readings (``shift_frames``) share no memo with the first, and five
-    #: of them queued behind one lock per process
-    thread_safe = True
 
     def __init__(
         self,
