@@ -82,7 +82,12 @@ MANIFEST = "real_composite.json"
 #: (its fragile mark's constants chosen on all of those), and read with 1, 3, 4, 7, 8, 9 and 105-109's CNT at the
 #: backend level; 110, 111 and 112 (all three tasks, CRF 20 and 30, 2026-12-06 19:12) read once through the agent by
 #: fa53c1a and their CNT by the code before at the backend level; 113, 114 and 115 (all three tasks, CRF 20 and 30,
-#: 19:50-19:59) likewise; 98-109 read again through the agent by fa53c1a. Confirm the next change on seed 116 or later.
+#: 19:50-19:59) likewise; 98-109 read again through the agent by fa53c1a. RID's stack extent (edf45fc) was chosen on
+#: 98-109's RID pairs and checked on 110-115's; CNT's second reading on all of 105-115's CNT (no constant chosen);
+#: 116-121 (all three tasks, CRF 20 and 30, 2026-12-06 21:03-21:10) read once through the agent by edf45fc, their CNT
+#: at the backend level and their RID pairs replayed by both sides of each change, and 117's CRF 30 CNT timed by
+#: three revisions; 122-129 (all three tasks, CRF 20 and 30, 21:10-21:40) generated, never read. Confirm the next
+#: change on seed 122 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 
