@@ -99,9 +99,9 @@ def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> 
     """Per question the option letter the CNT rule picks from the tool's readings ("" when the reference
     or every candidate failed), the policy's relation parse and scores, the first listed on a tie; and
     whether the policy marks it fragile. As the policy: where every video's reading lists its followed
-    objects' ``probabilities``, the match probability of those and of the second reading on shifted frames
-    (``shifted_probabilities``, where read; :func:`~sama_model.skills.multi_video_comparison.cnt.match_scores`,
-    marked by
+    objects' ``probabilities``, the match probability of those, and where that answer is marked fragile, of those and
+    the second readings on shifted frames (``shifted_probabilities``;
+    :func:`~sama_model.skills.multi_video_comparison.cnt.match_scores`, marked by
     :func:`~sama_model.skills.multi_video_comparison.cnt.doubt_marks`); otherwise the counts
     (:func:`~sama_model.skills.multi_video_comparison.cnt.count_scores`, marked by
     :func:`~sama_model.skills.multi_video_comparison.cnt.one_off_changes`: one count off in some video
@@ -136,6 +136,9 @@ def decisions(questions: list[dict], rows: list[Row], got: list[dict | str]) -> 
                  for lb in ["Reference", *counts]
                  if isinstance(g := by_video.get((s["id"], lb)), dict) and "probabilities" in g}
         if isinstance(ref, dict) and len(probs) == len(counts) + 1:
+            first = {lb: p[:1] for lb, p in probs.items()}
+            if not doubt_marks(rel, "Reference", first, choose) or any(len(p) < 2 for p in probs.values()):
+                probs = first  # (the policy reads the second readings only for an answer its first ones mark)
             best = choose(match_scores(rel, probs["Reference"], {lb: probs[lb] for lb in counts}))
             out[s["id"]] = (best, bool(doubt_marks(rel, "Reference", probs, choose)))
             continue

@@ -62,9 +62,9 @@ def test_cnt_match_probability_from_the_trackers_followed_objects(tmp_path):
     letter, _, trace = solve(tmp_path, script, "CNT", question, FOUR, REF4)
     reason = _final_reason(trace)
     assert letter == "B"
-    assert ("highest count match probability (eq): Video B (Video A=0.536, Video B=0.650, Video C=0.350, "
-            "Video D=0.000)") in reason
-    # (the second reading, on shifted frames, reads the same here: one object of one reading weighs half, so A's
+    assert ("highest count match probability (eq, two readings): Video B (Video A=0.536, Video B=0.650, "
+            "Video C=0.350, Video D=0.000)") in reason
+    # (the first readings' answer is fragile, so every video is read again; the second reading, on shifted frames, reads the same here: one object of one reading weighs half, so A's
     # 0.62 taken as one no longer changes the answer)
     assert "fragile: Reference's object at 0.65 taken as none -> C; the runner-up's match probability" in reason
     plain = {k: {"sg": v["sg"]} for k, v in script.items()}
@@ -76,10 +76,10 @@ def test_cnt_match_probability_from_the_trackers_followed_objects(tmp_path):
 
 
 def test_cnt_weighs_the_trackers_second_reading_on_shifted_frames(tmp_path):
-    """Each video whose tracker lists its followed objects is read a second time one frame later
-    (``shift_frames`` 1), and the match probability is that of the two readings' mean count distribution: A reads
-    surely 2 then surely 3 (P(2) = 0.5), B 2 at 0.7 then at 0.9 (P(2) = 0.8), the reference surely 2 twice; the
-    first reading alone would take A (1.0 against 0.7)."""
+    """Where the first readings' answer is fragile (A at 1.0 against B's 0.7, a close runner-up), every video is read
+    a second time one frame later (``shift_frames`` 1), and the match probability is that of the two readings' mean
+    count distribution: A reads surely 2 then surely 3 (P(2) = 0.5), B 2 at 0.7 then at 0.9 (P(2) = 0.8), the
+    reference surely 2 twice; the first reading alone would take A. A steady answer is not read again."""
     question = "Which video shows the same number of cups as the reference?"
     first = {"ref": [1.0, 1.0], "a": [1.0, 1.0], "b": [1.0, 0.7], "c": [1.0], "d": [1.0, 1.0, 1.0]}
     second = {**first, "a": [1.0, 1.0, 1.0], "b": [1.0, 0.9]}
@@ -89,13 +89,18 @@ def test_cnt_weighs_the_trackers_second_reading_on_shifted_frames(tmp_path):
     shifted = sorted(a["video"] for t, a in tools if t == "object_tracker" and a.get("shift_frames") == 1)
     assert shifted == ["Reference", "Video A", "Video B", "Video C", "Video D"]
     reason = _final_reason(trace)
-    assert ("highest count match probability (eq): Video B (Video A=0.500, Video B=0.800, Video C=0.000, "
-            "Video D=0.000)") in reason
+    assert ("highest count match probability (eq, two readings): Video B (Video A=0.500, Video B=0.800, "
+            "Video C=0.000, Video D=0.000)") in reason
     # (B's 0.9 lies outside DOUBT_RANGE; its 0.7 taken as none leaves B 0.45 against A's 0.5)
     assert ("fragile: Video B's object at 0.70 taken as none -> A; the runner-up's match probability 0.500 is at "
             "least 0.5 of the best's 0.800") in reason
     single = {k: {key: v for key, v in s.items() if key != "probs_shifted"} for k, s in script.items()}
     assert solve(tmp_path, single, "CNT", question, FOUR, REF4)[0] == "A"  # (both readings alike: the first's answer)
+    sure = {**first, "b": [1.0]}  # A surely 2 like the reference, nobody close
+    steady = {k: {"sg": len(v), "probs": v, "probs_shifted": second[k]} for k, v in sure.items()}
+    letter, tools, trace = solve(tmp_path, steady, "CNT", question, FOUR, REF4)
+    assert letter == "A" and not any(a.get("shift_frames") for _, a in tools)
+    assert "highest count match probability (eq): Video A" in _final_reason(trace)
 
 
 @pytest.mark.parametrize("question,expected", [("Which video shows more cups than the reference?", "D"),

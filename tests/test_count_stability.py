@@ -161,12 +161,16 @@ def test_answers_from_followed_objects_probabilities():
     without = [dict(g) for g in got]
     del without[1]["probabilities"]
     assert count_stability.decisions([q], rows, without) == {"q-same": ("A", True)}
-    # with the second readings on shifted frames, the mean of both count distributions decides, as the policy:
-    # A's second reading surely 2 (P(2) (0.536 + 0.65) / 2 = 0.593), B's holds one more sure object (0.5 x 0.65 =
-    # 0.325): A
+    # the first readings' answer is marked, so, as the policy, the mean of both readings' count distributions
+    # decides: A's second reading surely 2 (P(2) (0.536 + 0.65) / 2 = 0.593), B's holds one more sure object
+    # (0.5 x 0.65 = 0.325): A
     second = {**DOUBTS, "Video A": [1.0, 1.0], "Video B": [1.0, 1.0, 1.0]}
     shifted = [{**g, "shifted_probabilities": second[lb]} for g, lb in zip(got, LABELS)]
     assert count_stability.decisions([q], rows, shifted) == {"q-same": ("A", True)}
+    # a steady first answer (B surely 2 like the reference, nobody close) ignores the second readings
+    sure = {**DOUBTS, "Reference": [1.0, 1.0], "Video A": [1.0, 0.05]}
+    steady = [{**g, "probabilities": sure[lb], "shifted_probabilities": second[lb]} for g, lb in zip(got, LABELS)]
+    assert count_stability.decisions([q], rows, steady) == {"q-same": ("B", False)}
 
 
 def test_match_scores_of_two_readings_weigh_their_mean_distribution():
