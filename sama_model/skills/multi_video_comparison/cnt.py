@@ -316,6 +316,15 @@ def _followed(d: dict[str, Any] | None) -> list[float] | None:
         return None
 
 
+def first_readings_fragile(rel: str, reference: str, probabilities: dict[str, Readings],
+                           choose: Callable[[dict[str, float]], str | None]) -> bool:
+    """True when the answer of every video's first reading alone would be marked fragile (:func:`doubt_marks`): the
+    policy's condition for asking the second readings (:func:`needs_second_reading`), which
+    ``benchmarks/count_stability.py`` replays."""
+    first = {v: as_readings(p)[:1] for v, p in probabilities.items()}
+    return bool(doubt_marks(rel, reference, first, choose))
+
+
 def count_probabilities(ctx: PolicyContext, video: str, target: str | None,
                         settled: float | None) -> list[list[float]] | None:
     """The tracker's readings of ``video`` (:data:`Readings`): its followed objects' probabilities
@@ -361,7 +370,7 @@ def needs_second_reading(ctx: PolicyContext, target: str | None) -> bool:
     if ctx.reference not in every or len(probs) != len(every) or any(len(p) > 1 for p in probs.values()):
         return False
     rel = counting_relation(ctx.question.question)
-    return bool(doubt_marks(rel, ctx.reference, probs, lambda sc: pick(ctx, sc, "")[0]))
+    return first_readings_fragile(rel, ctx.reference, probs, lambda sc: pick(ctx, sc, "")[0])
 
 
 def plan(ctx: PolicyContext) -> list[ToolCall]:
