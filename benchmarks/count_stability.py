@@ -67,7 +67,6 @@ def _count(path: str) -> dict | str:
     from sama_model.backends.lite.mover_count import mover_counts
 
     from sama_model.skills.multi_video_comparison.cnt import SHIFT_FRAMES
-    from sama_model.tools.object_tracker import shifted_window
 
     cv2.setNumThreads(1)
     try:
@@ -75,7 +74,7 @@ def _count(path: str) -> dict | str:
         got = mover_counts(clip)
         # every video's second reading, though the policy asks it only where the first readings' answer is fragile:
         # a rule can then be replayed either way from the --json file (this doubles the benchmark's reading time)
-        second = mover_counts(clip, shifted_window(clip, (None, None), SHIFT_FRAMES))
+        second = mover_counts(clip, clip.shifted_window((None, None), SHIFT_FRAMES))
     except (VideoDecodeError, OSError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return {"count": int(got["count"]), **{k: int(v) for k, v in got["estimates"].items()},

@@ -132,6 +132,18 @@ class VideoClip:
             idx = np.array([int(np.argmin(np.abs(self.timestamps - mid)))])
         return idx
 
+    def shifted_window(self, window: tuple[float | None, float | None], frames: int) -> tuple[float | None, float | None]:
+        """``window`` starting at its ``frames``-th decoded frame after the first (unchanged when ``frames`` is 0 or the
+        window holds no more than that many frames). Why: a reader samples a window uniformly, so the same window read
+        from a frame later samples the frames between: a second reading of the video that errs elsewhere (the
+        ``shift_frames`` of ``object_tracker``; the lite identity's second stack view)."""
+        if frames < 0:
+            raise ValueError(f"shift_frames must be 0 or more, got {frames}")
+        idx = self.window(*window)
+        if frames == 0 or len(idx) <= frames:
+            return window
+        return (float(self.timestamps[idx[frames]]), window[1])
+
     def sample(self, n: int, start: float | None = None, end: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Up to ``n`` frames spread uniformly over a time window, with their timestamps."""
         idx = self.window(start, end)

@@ -203,10 +203,8 @@ def test_object_tracker_second_reading_on_shifted_frames(question):
     """``shift_frames`` n reads the window from its (n+1)-th decoded frame: the backend gets that window (the double
     answers its second reading there), the text says so, the reading makes no claim for the verifier, and a window
     holding no more frames than the shift is read whole; a negative shift is refused."""
-    from types import SimpleNamespace
-
+    from mvx_tasks.video_decoder import VideoClip
     from sama_model.claims import result_claims
-    from sama_model.tools.object_tracker import shifted_window
 
     D.SCRIPT["a"] = {"sg": 2, "probs": [1.0, 0.7], "probs_shifted": [1.0, 0.9]}
     tracker = tools_for(question)["object_tracker"]
@@ -216,9 +214,10 @@ def test_object_tracker_second_reading_on_shifted_frames(question):
     assert second.text.startswith("Video A (whole video, frames shifted by 1): unique tracks {cup: 2}")
     assert [c.value for c in result_claims(first)] == [2, True] and result_claims(second) == []
     assert "shift_frames must be 0 or more, got -1" in tracker(video="Video A", query="cup", shift_frames=-1).error
-    times = np.arange(6) / 10.0
-    clip = SimpleNamespace(timestamps=times, window=lambda s, e: np.nonzero((times >= (s or 0) - 1e-6)
-                                                                             & (times <= (9 if e is None else e)))[0])
-    assert shifted_window(clip, (None, None), 1) == (0.1, None)
-    assert shifted_window(clip, (0.2, 0.4), 2) == (0.4, 0.4)
-    assert shifted_window(clip, (0.3, 0.4), 2) == (0.3, 0.4)  # two frames: nothing to shift to
+    clip = VideoClip("c.mp4", np.zeros((6, 4, 4, 3), np.uint8), np.arange(6) / 10.0, 10.0, 0.6, (4, 4))
+    assert clip.shifted_window((None, None), 1) == (0.1, None)
+    assert clip.shifted_window((0.2, 0.4), 2) == (0.4, 0.4)
+    assert clip.shifted_window((0.3, 0.4), 2) == (0.3, 0.4)  # two frames: nothing to shift to
+    assert clip.shifted_window((0.2, None), 0) == (0.2, None)
+    with pytest.raises(ValueError, match="shift_frames must be 0 or more, got -1"):
+        clip.shifted_window((None, None), -1)

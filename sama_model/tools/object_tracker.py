@@ -28,7 +28,7 @@ class ObjectTrackerTool(Tool):
         window = self.window(start, end)
         clip = self.videos.clip(video, *window)
         if shift_frames:
-            window = shifted_window(clip, window, shift_frames)
+            window = clip.shifted_window(window, shift_frames)
         return with_sampling(self.call_backend("track", clip, query, window), clip)
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
@@ -36,16 +36,3 @@ class ObjectTrackerTool(Tool):
         peak = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("max_per_frame") or {}).items()))
         shift = f", frames shifted by {args['shift_frames']}" if args.get("shift_frames") else ""
         return f"{args['video']} ({fmt_window(args)}{shift}): unique tracks {{{counts}}}; max at once {{{peak}}}"
-
-
-Window = tuple[float | None, float | None]
-
-
-def shifted_window(clip: Any, window: Window, frames: int) -> Window:
-    """``window`` starting at its ``frames``-th decoded frame after the first (the window unchanged when it holds no
-    more than that many frames). Why: a backend samples a window uniformly, so the same window read from a frame
-    later samples the frames between; two such readings of one video disagree where a reading is unsure."""
-    idx = clip.window(*window)
-    if len(idx) <= frames:
-        return window
-    return (float(clip.timestamps[idx[frames]]), window[1])
