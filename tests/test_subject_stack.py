@@ -190,3 +190,21 @@ def test_foreground_extent_is_the_aligned_foreground_at_the_followed_centre():
     # under half of the frames: the box's pixels are foreground in 2 of 6, so nothing at the centre
     sparse = [m if k < 2 else np.zeros_like(m) for k, m in enumerate(masks)]
     assert ss.foreground_extent(sparse, top, radius=25) == 0.0
+
+
+@pytest.mark.parametrize("k", [7, 8])
+def test_the_stacks_medians_equal_numpys(k):
+    """The stack's median image (over the frames that see each pixel) and its spread's medians are numpy's values bit
+    for bit, for odd and even stacks, with pixels that some frames do not see and one that none does."""
+    rng = np.random.default_rng(k)
+    crops = rng.integers(0, 256, (k, 9, 9, 3), dtype=np.uint8)
+    seen = np.ones((k, 9, 9), bool)
+    seen[: k // 2, :3] = False  # the window's top rows left the frame in the first frames
+    seen[:, 8, 8] = False  # a pixel no frame sees
+    values = np.where(seen[..., None], crops.astype(np.float32), np.nan)
+    want = np.zeros(crops.shape[1:], np.float32)
+    any_seen = seen.any(axis=0)
+    want[any_seen] = np.nanmedian(values[:, any_seen], axis=0)
+    assert np.array_equal(ss._median_image(crops, seen), want.astype(np.uint8))
+    floats = rng.normal(100, 30, (k, 9, 9, 3)).astype(np.float32)
+    assert np.array_equal(ss._median(floats), np.median(floats, axis=0))

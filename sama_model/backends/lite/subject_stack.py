@@ -42,7 +42,7 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import Window
+from .common import Window, median_u8, order_stats
 from .mover_count import COUNT_FLOORS, count_candidates, count_reads
 from .mover_follow import Candidate, heads
 
@@ -163,8 +163,35 @@ def _partners(objects: list, scale: float) -> list[tuple[float, float, float]]:
 def _spread(crops: np.ndarray) -> np.ndarray:
     """Per pixel, the median over the stack of the largest channel's distance from the (blurred) median image."""
     blurred = np.stack([cv2.GaussianBlur(c.astype(np.float32), (0, 0), SPREAD_BLUR) for c in crops])
-    d = np.median(np.abs(blurred - np.median(blurred, axis=0)[None]).max(-1), axis=0)
+    d = _median(np.abs(blurred - _median(blurred)[None]).max(-1))
     return cv2.GaussianBlur(d, (0, 0), SPREAD_SMOOTH)
+
+
+def _median(stack: np.ndarray) -> np.ndarray:
+    """``np.median(stack, axis=0)`` of a float32 stack, the same values, by :func:`.common.order_stats` (numpy's
+    lane-by-lane partition along the stacking axis cost a stack view about a tenth of its time)."""
+    n = len(stack)
+    rows = [np.array(stack[k], np.float32) for k in range(n)]
+    if n % 2:
+        return order_stats(rows, (n // 2,))[0]
+    lo, hi = order_stats(rows, (n // 2 - 1, n // 2))
+    return (lo + hi) / np.float32(2)
+
+
+def _median_image(crops: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """The stack's per-pixel median (uint8) over the frames that see the pixel, 0 where none does: bit for bit
+    ``np.nanmedian`` of the seen values, truncated. Pixels every frame sees (most of a window) take
+    :func:`.common.median_u8`; only the rest pay for ``np.nanmedian``'s masked path (a third of a stack view's time
+    when it read every pixel)."""
+    full = seen.all(axis=0)
+    part = seen.any(axis=0) & ~full
+    image = np.zeros(crops.shape[1:], np.uint8)
+    if full.any():
+        image[full] = median_u8(np.ascontiguousarray(crops[:, full]))
+    if part.any():
+        values = np.where(seen[:, part][..., None], crops[:, part].astype(np.float32), np.nan)
+        image[part] = np.nan_to_num(np.nanmedian(values, axis=0)).astype(np.uint8)
+    return image
 
 
 def _cut(median: np.ndarray, spread: np.ndarray, seen: np.ndarray, size: float, partners: list) -> np.ndarray | None:
@@ -200,13 +227,8 @@ def stack_view(clip: VideoClip, window: Window = (None, None)) -> np.ndarray | N
     if stack is None:
         return None
     crops, seen, size, partners = stack
-    values = np.where(seen[..., None], crops.astype(np.float32), np.nan)
-    seen_any = seen.any(axis=0)
-    median = np.nan_to_num(np.nanmedian(values[:, seen_any], axis=0))
-    image = np.zeros(crops.shape[1:], np.float32)
-    image[seen_any] = median
-    image = image.astype(np.uint8)
-    mask = _cut(image, _spread(crops), seen_any, size, partners)
+    image = _median_image(crops, seen)
+    mask = _cut(image, _spread(crops), seen.any(axis=0), size, partners)
     if mask is None:
         return None
     ys, xs = np.nonzero(mask)
