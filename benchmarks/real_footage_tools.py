@@ -39,6 +39,8 @@ CALLS: tuple[tuple[str, str, str], ...] = (
     ("video_reader (describe)", "reader", "Describe what happens."),
     ("motion_analyzer", "motion", ""),
     ("visual_similarity (identity)", "identity", ""),
+    # the RID policy's second reading of a pair read from stacks (``shift_frames`` 1)
+    ("visual_similarity (identity, shift_frames 1)", "identity-shifted", ""),
 )
 
 
@@ -65,7 +67,9 @@ def _child(clips: list[str], repeats: int) -> dict:
              "tracker-shifted": lambda c, q: LiteObjectTracker().track(c, q, (float(c.timestamps[1]), None)),
              "scene_graph": lambda c, q: LiteSceneGraph().graph(c, q),
              "reader": lambda c, q: LiteVideoReader().read(c, q), "motion": lambda c, q: LiteMotionAnalyzer().analyze(c),
-             "identity": lambda c, q: LiteVisualSimilarity().compare(c, c, aspect="identity")}
+             "identity": lambda c, q: LiteVisualSimilarity().compare(c, c, aspect="identity"),
+             "identity-shifted": lambda c, q: LiteVisualSimilarity().compare(c, c, (float(c.timestamps[1]), None),
+                                                                             (float(c.timestamps[1]), None), "identity")}
     # imports and one-time set-up (scipy, lazy tables) are not a call's cost: every call once on a
     # tiny clip (a square moving over noise) before any timing
     rng = np.random.default_rng(0)

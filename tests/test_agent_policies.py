@@ -425,6 +425,45 @@ def test_rid_verdict_near_its_threshold_says_so(tmp_path, emb, expected, near):
     assert ("near the threshold (within 0.15)" in reason) is near
 
 
+def test_rid_reads_a_pair_read_from_stacks_a_second_time_and_weighs_both(tmp_path):
+    """A pair whose first identity reading compared stack views (the lite backend's ``stack_texture``) is read again one
+    frame later (``shift_frames`` 1), and the mean of the two readings decides: 0.6 then 0.3 is 0.45, "different"; a
+    pair read otherwise is not read again; a second reading that finds no subject leaves the first's score."""
+    yes_no = {"A": "Yes, the same person", "B": "No, different people"}
+    videos = {"Video 1": "v1", "Video 2": "v2"}
+    question = "Do the two clips show the same person?"
+    script = {"v1": {"emb_identity": [1, 0, 0]},
+              "v2": {"emb_identity": [0.6, 0.8, 0], "emb_identity_shifted": [0.3, 0.9539, 0]}, "_stack": {"stack_texture": 0.2}}
+    letter, tools, trace = solve(tmp_path, script, "RID", question, yes_no, videos)
+    assert letter == "B"
+    assert [(a["aspect"], a.get("shift_frames", 0)) for t, a in tools if t == "visual_similarity"] == \
+        [("identity", 0), ("identity", 1)]
+    reason = _final_reason(trace)
+    assert "identity (two readings) score 0.450 < threshold 0.5" in reason and "near the threshold" in reason
+    second = [s for s in trace["steps"] if s["kind"] == "tool" and s.get("args", {}).get("shift_frames") == 1]
+    assert second and "frames shifted by 1" in second[0]["text"]
+    unstacked = {k: v for k, v in script.items() if k != "_stack"}
+    letter, tools, trace = solve(tmp_path, unstacked, "RID", question, yes_no, videos)
+    assert letter == "A" and not any(a.get("shift_frames") for _, a in tools)
+    assert "identity score 0.600 >= threshold 0.5" in _final_reason(trace)
+    lost = {**script, "v2": {**script["v2"], "emb_identity_shifted": [0, 0, 0]}}
+    letter, tools, trace = solve(tmp_path, lost, "RID", question, yes_no, videos)
+    assert letter == "A" and any(a.get("shift_frames") == 1 for _, a in tools)
+    assert "identity score 0.600 >= threshold 0.5" in _final_reason(trace)
+    # candidates named by the options: each pair read from stacks is read again, and the means decide
+    four = {"ref": {"emb_identity": [1, 0, 0]},
+            "a": {"emb_identity": [0.8, 0.6, 0], "emb_identity_shifted": [0.4, 0.9165, 0]},
+            "b": {"emb_identity": [0.7, 0.7141, 0], "emb_identity_shifted": [0.9, 0.4359, 0]},
+            "c": {"emb_identity": [0.1, 0.995, 0]}, "d": {"emb_identity": [0, 1, 0]}, "_stack": {"stack_texture": 0.5}}
+    letter, tools, trace = solve(tmp_path, four, "RID", "Which candidate video shows the same individual as the reference?",
+                                 FOUR, REF4)
+    assert letter == "B"
+    assert sorted(a["video_b"] for t, a in tools if t == "visual_similarity" and a.get("shift_frames") == 1) == \
+        ["Video A", "Video B", "Video C", "Video D"]
+    assert "highest identity score: Video B (Video A=0.600, Video B=0.800, Video C=0.100, Video D=0.000)" in \
+        _final_reason(trace)
+
+
 @pytest.mark.parametrize("emb,gate,near", [([0.95, 0.31, 0], 0.2, True), ([0.95, 0.31, 0], 0.9, False),
                                             ([0.2, 0.98, 0], 0.8, True), ([0.2, 0.98, 0], 0.3, False)])
 def test_rid_verdict_whose_other_gate_side_disagrees_says_so(tmp_path, emb, gate, near):

@@ -145,7 +145,9 @@ class DoubleSimilarity:
 
     def embed(self, clip, window=(None, None), aspect="content"):
         count("embed")
-        vec = np.asarray(_s(clip).get(f"emb_{aspect}", _s(clip).get("emb", [1.0, 0.0, 0.0])), float)
+        shifted = window[0] is not None and f"emb_{aspect}_shifted" in _s(clip)  # a second reading on shifted frames
+        vec = np.asarray(_s(clip).get(f"emb_{aspect}_shifted" if shifted else f"emb_{aspect}",
+                                      _s(clip).get("emb", [1.0, 0.0, 0.0])), float)
         return np.stack([vec, vec])
 
     def compare(self, a, b, window_a=(None, None), window_b=(None, None), aspect="content"):
@@ -153,13 +155,14 @@ class DoubleSimilarity:
 
     def compare_embeddings(self, ea, eb, aspect):
         """Like the lite backend: an all-zero identity embedding means "no subject found"; a script entry
-        "_gate": {"gate_score": x} adds the score on the other side of the lite backend's camera gate."""
+        "_gate": {"gate_score": x} adds the score on the other side of the lite backend's camera gate, and
+        "_stack": {"stack_texture": t} says the subjects were read from their stacks."""
         if aspect == "identity" and not (np.asarray(ea).any() and np.asarray(eb).any()):
             return {"score": 0.5, "identity_similarity": None}
-        if aspect == "identity" and "_gate" in SCRIPT:
+        if aspect == "identity" and ("_gate" in SCRIPT or "_stack" in SCRIPT):
             from sama_model.tools.visual_similarity import default_compare
 
-            return {**default_compare(ea, eb), **SCRIPT["_gate"]}
+            return {**default_compare(ea, eb), **SCRIPT.get("_gate", {}), **SCRIPT.get("_stack", {})}
         return None  # cosine
 
 

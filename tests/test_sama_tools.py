@@ -221,3 +221,21 @@ def test_object_tracker_second_reading_on_shifted_frames(question):
     assert clip.shifted_window((0.2, None), 0) == (0.2, None)
     with pytest.raises(ValueError, match="shift_frames must be 0 or more, got -1"):
         clip.shifted_window((None, None), -1)
+
+
+def test_visual_similarity_second_reading_on_shifted_frames(question):
+    """``shift_frames`` reads both videos' windows from a frame later: the backend embeds those windows (the double
+    answers its second reading there), the text says so, the first reading's embeddings are kept apart, the reading
+    makes no claim for the verifier, and a negative shift is refused."""
+    from sama_model.claims import result_claims
+
+    D.SCRIPT["ref"] = {"emb_identity": [1, 0, 0]}
+    D.SCRIPT["a"] = {"emb_identity": [0.6, 0.8, 0], "emb_identity_shifted": [0.3, 0.9539, 0]}
+    sim = tools_for(question)["visual_similarity"]
+    first = sim(video_a="Reference", video_b="Video A", aspect="identity")
+    second = sim(video_a="Reference", video_b="Video A", aspect="identity", shift_frames=1)
+    assert first.data["score"] == pytest.approx(0.6) and second.data["score"] == pytest.approx(0.3, abs=1e-4)
+    assert second.text.startswith("similarity(Reference, Video A, identity, whole video, frames shifted by 1) = 0.300")
+    assert sim(video_a="Reference", video_b="Video A", aspect="identity").data["score"] == pytest.approx(0.6)
+    assert result_claims(second) == []
+    assert "shift_frames must be 0 or more, got -2" in sim(video_a="Reference", video_b="Video A", shift_frames=-2).error

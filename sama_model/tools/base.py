@@ -321,3 +321,8 @@ def fmt_window(args: dict[str, Any]) -> str:
     if s is None and e is None:
         return "whole video"
     return f"{0.0 if s is None else s:g}-{'end' if e is None else f'{e:g}'}s"
+
+
+def fmt_shift(args: dict[str, Any]) -> str:
+    """A second reading's note in a tool's text (``shift_frames``, see ``VideoClip.shifted_window``), else ``""``."""
+    return f", frames shifted by {args['shift_frames']}" if args.get("shift_frames") else ""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Tool, ToolArgumentError, fmt_window, with_sampling
+from .base import Tool, ToolArgumentError, fmt_shift, fmt_window, with_sampling
 
 
 class ObjectTrackerTool(Tool):
@@ -34,5 +34,4 @@ class ObjectTrackerTool(Tool):
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         counts = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("counts") or {}).items()))
         peak = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("max_per_frame") or {}).items()))
-        shift = f", frames shifted by {args['shift_frames']}" if args.get("shift_frames") else ""
-        return f"{args['video']} ({fmt_window(args)}{shift}): unique tracks {{{counts}}}; max at once {{{peak}}}"
+        return f"{args['video']} ({fmt_window(args)}{fmt_shift(args)}): unique tracks {{{counts}}}; max at once {{{peak}}}"

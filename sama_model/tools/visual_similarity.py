@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .base import Tool, fmt_window
+from .base import Tool, ToolArgumentError, fmt_shift, fmt_window
 
 _EMBEDDINGS: dict[tuple, np.ndarray] = {}
 _EMB_LOCK = threading.Lock()
@@ -85,7 +85,7 @@ class VisualSimilarityTool(Tool):
             return emb
 
     def forward(self, video_a: str, video_b: str, aspect: Literal["content", "style", "identity", "motion"] = "content",
-                start: float | None = None, end: float | None = None) -> dict[str, Any]:
+                start: float | None = None, end: float | None = None, shift_frames: int = 0) -> dict[str, Any]:
         """Score how visually similar two videos are, from 0 (unrelated) to 1 (identical). Use aspect "style" for
         rendering style (palette, lines, shading), "content" for what is shown, "identity" for whether the
         main subject is the same individual (0.5 or more: same), and "motion" for whether the two videos
@@ -98,14 +98,21 @@ class VisualSimilarityTool(Tool):
                 "motion" when things move.
             start: Window start in seconds applied to both videos; null for the beginning.
             end: Window end in seconds applied to both videos; null for the end.
+            shift_frames: 0 reads the window; n > 0 reads each video's window from its (n+1)-th decoded frame on, so
+                the backend's sampled frames fall between the first reading's: a second reading of the same pair, which
+                the re-identification skill averages with the first.
         """
+        if shift_frames < 0:
+            raise ToolArgumentError(f"shift_frames must be 0 or more, got {shift_frames}")
         window = self.window(start, end)
-        ea, eb = self.embeddings(video_a, window, aspect), self.embeddings(video_b, window, aspect)
+        wa, wb = ((self.videos.clip(v).shifted_window(window, shift_frames) for v in (video_a, video_b))
+                  if shift_frames else (window, window))
+        ea, eb = self.embeddings(video_a, wa, aspect), self.embeddings(video_b, wb, aspect)
         pair = getattr(self.backend, "pair_aspects", None)  # a backend may re-read a side given its partner
         if callable(pair):
             ea, eb = reread_pair(ea, eb, pair, aspect,
-                                 lambda asp: self.embeddings(video_a, window, asp),
-                                 lambda asp: self.embeddings(video_b, window, asp))
+                                 lambda asp: self.embeddings(video_a, wa, asp),
+                                 lambda asp: self.embeddings(video_b, wb, asp))
         custom = getattr(self.backend, "compare_embeddings", None)
         out = custom(ea, eb, aspect) if callable(custom) else None  # a backend may score only some aspects
         out = dict(out) if out is not None else default_compare(ea, eb)
@@ -114,5 +121,5 @@ class VisualSimilarityTool(Tool):
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         gate = data.get("gate_score")  # (a lite identity pair near its camera gate: the other side's score)
-        return (f"similarity({args['video_a']}, {args['video_b']}, {args['aspect']}, {fmt_window(args)})"
+        return (f"similarity({args['video_a']}, {args['video_b']}, {args['aspect']}, {fmt_window(args)}{fmt_shift(args)})"
                 f" = {data.get('score', 0):.3f}" + (f" ({gate:.3f} across the camera gate)" if gate is not None else ""))

@@ -77,7 +77,7 @@ from .motion_field import (
     camera_affine,
     residual_flow,
 )
-from .subject_stack import STACK_DIM, VIEW as STACK_VIEW, stack_score, stack_texture
+from .subject_stack import STACK_DIM, STACK_WEIGHTS, VIEW as STACK_VIEW, stack_texture
 
 VIEW_W, VIEW_H = 32, 56  # the upright subject's box, resampled (a standing figure is ~1:1.8)
 LAYOUT_W, LAYOUT_H = 8, 14
@@ -438,33 +438,27 @@ def texture_features(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
             float(np.mean(np.sort(m.ravel())[-TEXTURE_TOP:])))
 
 
-def with_stack(rows: np.ndarray | None, *views: np.ndarray | None) -> np.ndarray | None:
-    """A descriptor's rows with the clip's stack views (:func:`.subject_stack.stack_view`, one per reading,
-    :data:`.subject_stack.STACK_READINGS`) appended as :data:`STACK_PATH` rows; a view of zeros where a reading found
-    none, so the rows say that the stack was read (:func:`has_path`). None, or rows of another layout, as they are."""
+def with_stack(rows: np.ndarray | None, view: np.ndarray | None) -> np.ndarray | None:
+    """A descriptor's rows with the clip's stack view (:func:`.subject_stack.stack_view`) appended as a
+    :data:`STACK_PATH` row; a view of zeros when the stack found none, so the rows say that the stack was read
+    (:func:`has_path`). None, or rows of another layout, as they are."""
     if rows is None or np.asarray(rows).shape[1] != ROW_DIM:
         return rows
-    out = np.zeros((len(views), ROW_DIM), np.float32)
-    for row, view in zip(out, views):
-        if view is not None:
-            row[:STACK_DIM] = view
-        row[-2:] = (camera_motion(rows), STACK_PATH)
-    return np.concatenate([rows, out]).astype(np.float32)
+    row = np.zeros(ROW_DIM, np.float32)
+    if view is not None:
+        row[:STACK_DIM] = view
+    row[-2:] = (camera_motion(rows), STACK_PATH)
+    return np.concatenate([rows, row[None]]).astype(np.float32)
 
 
-def _split_stack(rows: np.ndarray) -> tuple[np.ndarray, list[np.ndarray | None]]:
-    """(the rows without the stack rows, the stack view of each reading: None where it found none; [] when the
-    stack was not read)."""
+def _split_stack(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(the rows without the stack row, the stack view or None: none read, or read and none found)."""
     r = np.asarray(rows)
     if r.ndim != 2 or r.shape[1] != ROW_DIM:
-        return r, []
+        return r, None
     stack = r[:, -1] == STACK_PATH
-    return r[~stack], [row[:STACK_DIM] if row[:STACK_DIM].any() else None for row in r[stack]]
-
-
-def _view_pairs(va: list[np.ndarray | None], vb: list[np.ndarray | None]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Two clips' stack views read alike (reading i of one with reading i of the other) where both found one."""
-    return [(x, y) for x, y in zip(va, vb) if x is not None and y is not None]
+    view = r[stack][0, :STACK_DIM] if stack.any() else None
+    return r[~stack], (view if view is not None and view.any() else None)
 
 
 def has_path(rows: np.ndarray | None, path: float) -> bool:
@@ -475,9 +469,8 @@ def has_path(rows: np.ndarray | None, path: float) -> bool:
 
 
 def _stacked(a: np.ndarray | None, b: np.ndarray | None) -> bool:
-    """Whether both clips carry a stack view of one reading (then a pair read alike compares those, not per-frame
-    reads)."""
-    return a is not None and b is not None and bool(_view_pairs(_split_stack(a)[1], _split_stack(b)[1]))
+    """Whether both clips carry a stack view (then a pair read alike compares those, not per-frame reads)."""
+    return a is not None and b is not None and _split_stack(a)[1] is not None and _split_stack(b)[1] is not None
 
 
 def stack_reads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bool]:
@@ -608,10 +601,9 @@ def identity_result(a: np.ndarray | None, b: np.ndarray | None) -> dict:
     (:data:`SCORE_WEIGHTS`), also when a still clip's moving read found no subject. A pair :func:`near_gate`, its
     still clip read both ways (:func:`both_reads`), also gets ``"gate_score"``: the score of the gate's other side
     (each score on its own reads: the layout score on each clip's own read, the texture score on the moving reads).
-    When both clips carry stack views (:func:`with_stack`), the texture score is theirs: the mean of the readings'
-    :func:`.subject_stack.stack_score` (``"stack_texture"`` lists each reading's texture correlation, reading i of one
-    clip against reading i of the other where both found a view), and so is ``identity_similarity`` (the first such
-    views' colour layouts, :func:`stack_layout`), and the camera gate is :data:`STACK_MOVING_PX` (:func:`_gate`). A deferred read
+    When both clips carry stack views (:func:`with_stack`), the texture score is theirs (``"stack_texture"``,
+    :func:`.subject_stack.stack_score`), and so is ``identity_similarity`` (their colour layouts,
+    :func:`stack_layout`), and the camera gate is :data:`STACK_MOVING_PX` (:func:`_gate`). A deferred read
     (:data:`DEFERRED_PATH`) that the pair needs cut (:func:`cut_reads`) is refused: pairs are read through
     ``pair_aspects``; one whose cuts found no subject (:data:`EMPTY_CUT_PATH`) leaves the pair undecided."""
     if (a is None or b is None or not np.asarray(a).any() or not np.asarray(b).any()
@@ -623,20 +615,18 @@ def identity_result(a: np.ndarray | None, b: np.ndarray | None) -> dict:
                          "the visual_similarity tool, which read them again as pair_aspects asks")
     gate, near = _gate(a, b), near_gate(a, b)
     (a, sa), (b, sb) = _split_stack(a), _split_stack(b)
-    views = _view_pairs(sa, sb)
     ma, mb = _moving_rows(a), _moving_rows(b)
     # (a still clip's moving read may have found no subject; stack views need no moving read)
-    readable = bool(views) or (len(ma) > 0 and len(mb) > 0)
+    readable = (sa is not None and sb is not None) or (len(ma) > 0 and len(mb) > 0)
 
     def layout() -> tuple[float, tuple[float, float], dict]:
         feats = identity_features(_own_rows(a), _own_rows(b))
         return SCORE_WEIGHTS[-1] + sum(w * f for w, f in zip(SCORE_WEIGHTS, feats)), feats, {}
 
     def texture() -> tuple[float, tuple[float, float], dict]:
-        if views:  # both subjects read from their aligned stacks: the mean of the readings' scores
-            t = [stack_texture(x, y) for x, y in views]
-            p = float(np.clip(np.mean([stack_score(x) for x in t]), 1e-9, 1 - 1e-9))
-            return float(np.log(p / (1 - p))), stack_features(*views[0]), {"stack_texture": [round(x, 4) for x in t]}
+        if sa is not None and sb is not None:  # both subjects read from their aligned stacks
+            t = stack_texture(sa, sb)
+            return STACK_WEIGHTS[0] * t + STACK_WEIGHTS[1], stack_features(sa, sb), {"stack_texture": round(t, 4)}
         feats, tex = identity_features(ma, mb), texture_features(ma, mb)
         z = MOVING_SCORE_WEIGHTS[-1] + sum(w * f for w, f in zip(MOVING_SCORE_WEIGHTS, (*feats, *tex)))
         return z, feats, {"texture": [round(t, 4) for t in tex]}

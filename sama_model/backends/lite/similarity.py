@@ -29,7 +29,7 @@ from .features import MARK_SCALE, content_embedding, rendering_marks, style_embe
 from .activity import N_POINTS, activity_profile, profile_correlation
 from .identity import (ROW_DIM, both_reads, cut_descriptor, cut_reads, identity_descriptor, identity_result,
                        moving_rereads, stack_reads, subject_locations, with_stack)
-from .subject_stack import STACK_READINGS, stack_view
+from .subject_stack import stack_view
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
 #: MVX-Synth ART (default difficulty, seed 0)
@@ -100,9 +100,8 @@ class LiteVisualSimilarity:
         rows = FRAME_MEMO.get(clip.frames, start, ("identity-layout", *key, moving_path, cuts), read)
         if not stacked or rows is None:
             return rows
-        return with_stack(rows, *(FRAME_MEMO.get(clip.frames, start, ("stack-view", *key, k),
-                                                 lambda _f, k=k: stack_view(clip, clip.shifted_window(window, k)))
-                                  for k in range(STACK_READINGS)))
+        return with_stack(rows, FRAME_MEMO.get(clip.frames, start, ("stack-view", *key),
+                                               lambda _f: stack_view(clip, window)))
 
     def _activity(self, clip: VideoClip, window: Window) -> np.ndarray | None:
         idx = window_indices(clip, window)

@@ -19,8 +19,6 @@ A pasted photograph, a person or a car looks the same from frame to frame, so:
 4. **View** (:func:`stack_view`): the cut's box resized to VIEW x VIEW (CIELAB and coverage), as one descriptor row.
 5. **Compare** (:func:`stack_texture`, :func:`stack_score`): the two views' texture correlation, best over small
    shifts, mapped to a same-subject probability (:data:`STACK_WEIGHTS`).
-6. **Read twice** (:data:`STACK_READINGS`): steps 1-4 again on the window from its next decoded frame on; a pair's
-   probability is the mean of its two readings'.
 
 Measured with ``benchmarks/identity_stability.py`` (the tool's own path) on the real-footage composite (RID pairs at
 CRF 20 and 30; right at each CRF, verdicts flipped): fitting seeds 1, 3, 4, 7, 8, 9 (240 pairs, where the two weights
@@ -86,18 +84,6 @@ SHIFT = 2  # ... at every shift of up to this many view pixels, the best
 #: gives (7.6593, -3.5652), even odds at 0.465, and leaving one seed out right 232 / 230 of 240, 4 flipped, 13 of 480
 #: views missing. Every figure quoted here and in results/real_footage_composite.md is with these weights
 STACK_WEIGHTS = (7.4889, -3.3954)
-#: a clip's stack is read this many times (:meth:`.identity`'s pairs, ``similarity.py``): on its window, then on the
-#: window from its next decoded frame on (:meth:`mvx_tasks.video_decoder.VideoClip.shifted_window`), whose followed
-#: frames fall between the first reading's; a pair's score is the mean of its readings' scores (reading i of one clip
-#: against reading i of the other). Why: a reading fails now and then as a whole (the follower takes another mover, or
-#: the cut drops a part), and which reading fails changes with the codec: a pair read 0.95 at CRF 20 and 0.22 at 30.
-#: Replayed on the real-footage composite's RID pairs read the stack way (right at CRF 20 / 30, verdicts changed by CRF
-#: 30): chosen on seeds 98-115 (256 pairs): one reading 249 / 242, 9 -> two 249 / 243, 6 (three: 248 / 243, 5, their
-#: median the same, at half again the cost); checked on seeds 116-121 (112 pairs): 107 / 103, 6 -> 107 / 106, 3 (three:
-#: 105 / 105, 4). Reading again only the verdicts within 0.1-0.3 of the threshold did not help (116-121: 5-6 changed),
-#: nor did it as the RID policy's second visual_similarity reading, which also moved MVX-Synth's RID (seed 0, 40
-#: questions: 28 -> 27 right; MVX-Synth's still cameras read no stack)
-STACK_READINGS = 2
 #: a stack row's length: the view's CIELAB and coverage (see :func:`stack_view`)
 STACK_DIM = VIEW * VIEW * 4
 

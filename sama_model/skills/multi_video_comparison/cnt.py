@@ -11,7 +11,7 @@ import numpy as np
 from ...actions import ToolCall
 from ...claims import singular
 from ..context import PolicyContext, count_lookup
-from .common import FRAGILE, Decision, keep, pick
+from .common import FRAGILE, SHIFT_FRAMES, Decision, keep, pick
 
 _REL = [("eq", r"\b(same number|as many|equal|same count|identical number)\b"),
         ("gt", r"\b(more|greater|larger|higher|most|exceeds?)\b"),
@@ -341,11 +341,6 @@ def count_probabilities(ctx: PolicyContext, video: str, target: str | None,
         return None
     second = _followed(ctx.latest("object_tracker", video, shifted=True))
     return [probs] if second is None else [probs, second]
-
-
-#: the second reading's shift (decoded frames): the lite tracker samples 24 of a 3-s clip's 30 frames, so one frame
-#: later reads the frames between (see :func:`readings_distribution`)
-SHIFT_FRAMES = 1
 
 
 def _settled_readings(ctx: PolicyContext, target: str | None) -> tuple[dict[str, float], dict[str, list[list[float]]]]:

@@ -39,6 +39,14 @@ def candidate_letters(ctx: PolicyContext) -> dict[str, str]:
 FRAGILE = "fragile:"
 
 
+#: a second reading's shift (decoded frames; the ``shift_frames`` argument of ``object_tracker`` and
+#: ``visual_similarity``), asked for where a first reading is known to err as a whole now and then (CNT: where its
+#: answer is fragile; RID: where the subjects were read from their stacks): the lite backends sample a window's frames
+#: uniformly (the tracker 24 of a 3-s clip's 30), so one frame later reads frames between the first reading's, and the
+#: mean of the two readings moves less with a re-encoding than either
+SHIFT_FRAMES = 1
+
+
 def marked_fragile(reason: str | None) -> bool:
     """Whether a decision's reason (a trace's final step) carries the :data:`FRAGILE` mark."""
     return FRAGILE in (reason or "")
