@@ -136,7 +136,7 @@ class VideoClip:
         """``window`` starting at its ``frames``-th decoded frame after the first (unchanged when ``frames`` is 0 or the
         window holds no more than that many frames). Why: a reader samples a window uniformly, so the same window read
         from a frame later samples the frames between: a second reading of the video that errs elsewhere (the
-        ``shift_frames`` of ``object_tracker``; the lite identity's second stack view)."""
+        ``shift_frames`` of ``object_tracker`` and ``visual_similarity``)."""
         if frames < 0:
             raise ValueError(f"shift_frames must be 0 or more, got {frames}")
         idx = self.window(*window)

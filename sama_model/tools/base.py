@@ -323,6 +323,12 @@ def fmt_window(args: dict[str, Any]) -> str:
     return f"{0.0 if s is None else s:g}-{'end' if e is None else f'{e:g}'}s"
 
 
+def check_shift(frames: int) -> None:
+    """Refuse a negative ``shift_frames`` (a second reading's shift) before any video is decoded."""
+    if frames < 0:
+        raise ToolArgumentError(f"shift_frames must be 0 or more, got {frames}")
+
+
 def fmt_shift(args: dict[str, Any]) -> str:
     """A second reading's note in a tool's text (``shift_frames``, see ``VideoClip.shifted_window``), else ``""``."""
     return f", frames shifted by {args['shift_frames']}" if args.get("shift_frames") else ""

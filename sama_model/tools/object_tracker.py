@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Tool, ToolArgumentError, fmt_shift, fmt_window, with_sampling
+from .base import Tool, check_shift, fmt_shift, fmt_window, with_sampling
 
 
 class ObjectTrackerTool(Tool):
@@ -23,8 +23,7 @@ class ObjectTrackerTool(Tool):
                 sampled frames fall between the first reading's: a second reading of the same video, which the
                 counting skill averages with the first.
         """
-        if shift_frames < 0:
-            raise ToolArgumentError(f"shift_frames must be 0 or more, got {shift_frames}")
+        check_shift(shift_frames)
         window = self.window(start, end)
         clip = self.videos.clip(video, *window)
         if shift_frames:

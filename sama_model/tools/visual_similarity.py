@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .base import Tool, ToolArgumentError, fmt_shift, fmt_window
+from .base import Tool, check_shift, fmt_shift, fmt_window
 
 _EMBEDDINGS: dict[tuple, np.ndarray] = {}
 _EMB_LOCK = threading.Lock()
@@ -102,8 +102,7 @@ class VisualSimilarityTool(Tool):
                 the backend's sampled frames fall between the first reading's: a second reading of the same pair, which
                 the re-identification skill averages with the first.
         """
-        if shift_frames < 0:
-            raise ToolArgumentError(f"shift_frames must be 0 or more, got {shift_frames}")
+        check_shift(shift_frames)
         window = self.window(start, end)
         wa, wb = ((self.videos.clip(v).shifted_window(window, shift_frames) for v in (video_a, video_b))
                   if shift_frames else (window, window))
