@@ -132,7 +132,8 @@ class VideoClip:
             idx = np.array([int(np.argmin(np.abs(self.timestamps - mid)))])
         return idx
 
-    def shifted_window(self, window: tuple[float | None, float | None], frames: int) -> tuple[float | None, float | None]:
+    def shifted_window(self, window: tuple[float | None, float | None],
+                       frames: int) -> tuple[float | None, float | None]:
         """``window`` starting at its ``frames``-th decoded frame after the first (unchanged when ``frames`` is 0 or the
         window holds no more than that many frames). Why: a reader samples a window uniformly, so the same window read
         from a frame later samples the frames between: a second reading of the video that errs elsewhere (the

@@ -433,7 +433,8 @@ def test_rid_reads_a_pair_read_from_stacks_a_second_time_and_weighs_both(tmp_pat
     videos = {"Video 1": "v1", "Video 2": "v2"}
     question = "Do the two clips show the same person?"
     script = {"v1": {"emb_identity": [1, 0, 0]},
-              "v2": {"emb_identity": [0.6, 0.8, 0], "emb_identity_shifted": [0.3, 0.9539, 0]}, "_stack": {"stack_texture": 0.2}}
+              "v2": {"emb_identity": [0.6, 0.8, 0], "emb_identity_shifted": [0.3, 0.9539, 0]},
+              "_stack": {"stack_texture": 0.2}}
     letter, tools, trace = solve(tmp_path, script, "RID", question, yes_no, videos)
     assert letter == "B"
     assert [(a["aspect"], a.get("shift_frames", 0)) for t, a in tools if t == "visual_similarity"] == \
@@ -455,8 +456,8 @@ def test_rid_reads_a_pair_read_from_stacks_a_second_time_and_weighs_both(tmp_pat
             "a": {"emb_identity": [0.8, 0.6, 0], "emb_identity_shifted": [0.4, 0.9165, 0]},
             "b": {"emb_identity": [0.7, 0.7141, 0], "emb_identity_shifted": [0.9, 0.4359, 0]},
             "c": {"emb_identity": [0.1, 0.995, 0]}, "d": {"emb_identity": [0, 1, 0]}, "_stack": {"stack_texture": 0.5}}
-    letter, tools, trace = solve(tmp_path, four, "RID", "Which candidate video shows the same individual as the reference?",
-                                 FOUR, REF4)
+    question = "Which candidate video shows the same individual as the reference?"
+    letter, tools, trace = solve(tmp_path, four, "RID", question, FOUR, REF4)
     assert letter == "B"
     assert sorted(a["video_b"] for t, a in tools if t == "visual_similarity" and a.get("shift_frames") == 1) == \
         ["Video A", "Video B", "Video C", "Video D"]

@@ -90,7 +90,8 @@ MANIFEST = "real_composite.json"
 #: stack readings on shifted frames (RID's second reading, a9cf90a, chosen on 98-115, checked on 116-121); 122-129 (all
 #: three tasks, CRF 20 and 30, 2026-12-06 21:10-21:40): 122-125 read through the agent by 6c29535 (a double stack read,
 #: not kept), their RID by 69ed903, and 122-127 by a9cf90a on 2026-12-07 from 00:49, 128 and 129 by the same code at
-#: 01:34 (after it was chosen), then 116-121 by it. Every generated seed is read: confirm the next change on new seeds, 130 or later.
+#: 01:34 (after it was chosen), then 116-121 by it. Every generated seed is read: confirm the next change on new
+#: seeds, 130 or later.
 FITTING_SEEDS = (7, 1, 3, 4, 5, 6, 8, 9, 10, 101, 102)
 
 

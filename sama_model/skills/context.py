@@ -118,10 +118,12 @@ class PolicyContext:
         found = self.results(tool, video, shifted, **match)
         return found[-1] if found else None
 
-    def similarity_result(self, a: str, b: str, aspect: str = "content") -> dict[str, Any] | None:
-        """The latest visual_similarity data with a score for the pair (either order)."""
+    def similarity_result(self, a: str, b: str, aspect: str = "content",
+                          shifted: bool = False) -> dict[str, Any] | None:
+        """The latest visual_similarity data with a score for the pair (either order); with ``shifted``, of its second
+        reading on shifted frames."""
         for x, y in ((a, b), (b, a)):
-            d = self.latest("visual_similarity", x, video_a=x, video_b=y, aspect=aspect)
+            d = self.latest("visual_similarity", x, shifted, video_a=x, video_b=y, aspect=aspect)
             if d is not None and "score" in d:
                 return d
         return None

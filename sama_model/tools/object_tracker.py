@@ -33,4 +33,5 @@ class ObjectTrackerTool(Tool):
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         counts = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("counts") or {}).items()))
         peak = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("max_per_frame") or {}).items()))
-        return f"{args['video']} ({fmt_window(args)}{fmt_shift(args)}): unique tracks {{{counts}}}; max at once {{{peak}}}"
+        return (f"{args['video']} ({fmt_window(args)}{fmt_shift(args)}): unique tracks {{{counts}}}; "
+                f"max at once {{{peak}}}")

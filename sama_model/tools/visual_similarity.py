@@ -120,5 +120,6 @@ class VisualSimilarityTool(Tool):
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
         gate = data.get("gate_score")  # (a lite identity pair near its camera gate: the other side's score)
-        return (f"similarity({args['video_a']}, {args['video_b']}, {args['aspect']}, {fmt_window(args)}{fmt_shift(args)})"
+        return (f"similarity({args['video_a']}, {args['video_b']}, {args['aspect']}, "
+                f"{fmt_window(args)}{fmt_shift(args)})"
                 f" = {data.get('score', 0):.3f}" + (f" ({gate:.3f} across the camera gate)" if gate is not None else ""))

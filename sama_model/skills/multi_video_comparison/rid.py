@@ -40,7 +40,8 @@ def _identity_undecided(ctx: PolicyContext, a: str, b: str) -> bool:
 
 def plan(ctx: PolicyContext) -> list[ToolCall]:
     """Identity similarity of each pair; content similarity only where no subject was found; a second identity
-    reading on shifted frames of each pair whose first read the subjects from their stacks (:func:`read_from_stacks`)."""
+    reading on shifted frames of each pair whose first read the subjects from their stacks
+    (:func:`read_from_stacks`)."""
     calls = [ctx.call("visual_similarity", video_a=a, video_b=b, aspect="identity") for a, b in _rid_pairs(ctx)]
     calls += [ctx.call("visual_similarity", video_a=a, video_b=b, aspect="content")
               for a, b in _rid_pairs(ctx) if _identity_undecided(ctx, a, b)]
@@ -70,11 +71,8 @@ def read_from_stacks(ctx: PolicyContext, a: str, b: str) -> bool:
 def _second_score(ctx: PolicyContext, a: str, b: str) -> float | None:
     """The pair's second identity score on shifted frames (either order); None when not read or when that reading
     found no moving subject in a clip."""
-    for x, y in ((a, b), (b, a)):
-        d = ctx.latest("visual_similarity", x, shifted=True, video_a=x, video_b=y, aspect="identity")
-        if d is not None and "score" in d:
-            return None if "identity_similarity" in d and d["identity_similarity"] is None else float(d["score"])
-    return None
+    d = ctx.similarity_result(a, b, "identity", shifted=True)
+    return None if d is None or ("identity_similarity" in d and d["identity_similarity"] is None) else float(d["score"])
 
 
 def _rid_score(ctx: PolicyContext, a: str, b: str) -> tuple[float | None, str, float]:
