@@ -191,7 +191,7 @@ def map_hub_row(row: dict[str, Any], *, where: str = "hub row", columns: HubColu
             sample_id=str(picked["id"][1]) if picked["id"][1] is not None else None,
             fix=f"name the columns with `mvx-bench verify --hub-columns {missing[0]}=<column>` (or ${HUB_COLUMNS_ENV}), "
                 "or convert the data to data.jsonl in the canonical layout and set MVX_BENCH_DATA")
-    options = options_from_list(options if isinstance(options, dict) else list(options))
+    options = options_from_list(options)
     answer = picked["answer"][1]
     if isinstance(answer, (int, float)) and not isinstance(answer, bool):
         idx = int(answer)
@@ -202,7 +202,7 @@ def map_hub_row(row: dict[str, Any], *, where: str = "hub row", columns: HubColu
         videos = [v.strip() for v in videos.replace(";", ",").split(",") if v.strip()]
     labels = _maybe_json(picked["labels"][1])
     vids = []
-    for i, v in enumerate(list(videos)):
+    for v in list(videos):
         if isinstance(v, dict):
             vids.append({"label": v.get("label") or v.get("name"), "path": v.get("path") or v.get("video"),
                          "subtitle": v.get("subtitle")})
