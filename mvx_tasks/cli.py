@@ -28,9 +28,20 @@ def _cmd_tasks_path(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from .data_verify import verify
+    from .data_hub import HubColumns
+    from .data_verify import hub_columns_report, verify
 
-    report = verify(args.folder, decode=not args.no_decode, benchmark=args.benchmark)
+    try:
+        columns = HubColumns.parse(args.hub_columns) if args.hub_columns is not None else None
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if columns is not None:
+        text, ok = hub_columns_report(args.folder, columns)
+        print(text)
+        return 0 if ok else 1
+    report = verify(args.folder, decode=not args.no_decode, benchmark=args.benchmark,
+                    strict=True if args.strict else None)
     print(report.render())
     return 0 if report.ok else 1
 
@@ -240,6 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-decode", action="store_true", help="only check that videos exist")
     s.add_argument("--benchmark", default=None,
                    help="read the folder as a peer benchmark: cvbench, mvu_eval or crossvid (default: MVX-Bench)")
+    s.add_argument("--strict", action="store_true",
+                   help="a row that cannot be mapped is an error, not a reported skip (also MVX_DATA_STRICT=1)")
+    s.add_argument("--hub-columns", nargs="*", default=None, metavar="YAML|KEY=COLUMN",
+                   help="show how MVX-Bench's hub copy maps onto the schema (columns found, the column each field "
+                        "comes from, rows that do not map); name columns with a YAML file or key=column pairs")
     s.set_defaults(func=_cmd_verify)
 
     s = sub.add_parser("gen-tasks", help="write the peer benchmarks' lmms-eval task YAMLs from their records")

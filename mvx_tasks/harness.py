@@ -244,7 +244,8 @@ def process_results(doc: dict, results: list) -> dict[str, dict]:
     record = score_output(doc["id"], doc["task"], output, json.loads(doc["options"]), doc["answer"],
                           failed="; ".join(problems) or None, agent_failed=model_failures.cause_of(doc["id"])).to_dict()
     return {**model_usage.figures(doc["id"]), "mvx_acc": record, "mvx_unparsed": int(record["unparsed"]), "mvx_failed": int(record["failed"] is not None),
-            "mvx_agent_failed": int(record["agent_failed"] is not None), **answer_sources.flags(doc["id"])}
+            "mvx_agent_failed": int(record["agent_failed"] is not None), **answer_sources.flags(doc["id"]),
+            "mvx_chance": 100.0 * record["chance"], "mvx_data_notes": {"root": doc.get("root"), "task": doc["task"]}}
 
 
 def aggregate_accuracy(records: list[dict]) -> float:
@@ -256,6 +257,17 @@ def aggregate_count(flags: list[int]) -> int:
     """How many questions were unparsed (or failed, or the agent could not answer, or were
     answered from a given source: ``mvx_src_*``)."""
     return int(sum(flags))
+
+
+def aggregate_data_notes(items: list[dict]) -> str:
+    """The task's rows repaired or skipped when its data was read, by row id (``mvx_data_notes`` in the
+    results file; the whole load's report is in the run log and ``mvx-bench verify``)."""
+    from .data_release import report_for
+
+    if not items:
+        return "no questions"
+    report = report_for(items[0]["root"]) if items[0].get("root") else None
+    return report.task_notes(items[0]["task"]) if report else "repaired 0, skipped 0"
 
 
 def aggregate_mean(values: list[float]) -> float:

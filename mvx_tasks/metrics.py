@@ -28,9 +28,17 @@ class QuestionRecord:
     unparsed: bool
     failed: str | None = None  # reason the question's videos could not be shown
     agent_failed: str | None = None  # why the model (an agent such as SAMA) reported it could not answer
+    chance: float | None = None  # uniform guessing's expected accuracy on this question: 1 / its options
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def question_chance(options: Mapping[str, str]) -> float:
+    """Uniform guessing's expected accuracy on one question (1 / its options): the one place chance is
+    computed, so a benchmark that mixes Yes/No with four options (CVBench) or offers 2-11 (MVU-Eval)
+    shows the chance of the questions actually asked."""
+    return 1.0 / len(options) if options else 0.0
 
 
 def score_output(sample_id: str, task: str, output: str | None, options: Mapping[str, str], answer: str,
@@ -47,7 +55,7 @@ def score_output(sample_id: str, task: str, output: str | None, options: Mapping
     correct = parsed == answer and failed is None
     return QuestionRecord(id=str(sample_id), task=task, raw_output=text, parsed=parsed, answer=answer,
                           correct=bool(correct), unparsed=parsed is None and agent_failed is None, failed=failed,
-                          agent_failed=agent_failed)
+                          agent_failed=agent_failed, chance=question_chance(options))
 
 
 def _as_dict(r) -> dict:
@@ -77,6 +85,10 @@ class Summary:
     failed_per_task: dict[str, int]
     n_total: int
     agent_failed_per_task: dict[str, int] = field(default_factory=dict)
+    #: chance (percent) per task and overall, question-weighted like accuracy: the mean of the questions'
+    #: 1 / options (a record written before chance was recorded counts its task's registry chance)
+    chance_per_task: dict[str, float] = field(default_factory=dict)
+    chance_overall: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -99,13 +111,27 @@ def summarize(records: Iterable) -> Summary:
             per_level[level] = 100.0 * sum(correct[t] for t in tasks) / total
     n_total = sum(n.values())
     overall = 100.0 * sum(correct.values()) / n_total if n_total else 0.0
+    chance_sum = {t: sum(record_chance(x) for x in rs) for t, rs in by_task.items()}
     return Summary(per_task=per_task, per_level=per_level, overall=overall, n_per_task=n,
                    correct_per_task=correct,
                    unparsed_per_task={t: count_unparsed(rs) for t, rs in by_task.items()},
                    failed_per_task={t: sum(x.get("failed") is not None for x in rs) for t, rs in by_task.items()},
                    n_total=n_total,
                    agent_failed_per_task={t: sum(x.get("agent_failed") is not None for x in rs)
-                                          for t, rs in by_task.items()})
+                                          for t, rs in by_task.items()},
+                   chance_per_task={t: 100.0 * chance_sum[t] / n[t] for t in by_task},
+                   chance_overall=100.0 * sum(chance_sum.values()) / n_total if n_total else 0.0)
+
+
+def record_chance(record: Mapping) -> float:
+    """A record's chance (fraction): recorded per question, else its task's registry figure."""
+    value = record.get("chance")
+    return float(value) if value is not None else get_task(record["task"]).chance
+
+
+def mean_of_tasks(per_task: Mapping[str, float]) -> float:
+    """The unweighted mean over tasks (CrossVid's O.Avg), for accuracy and chance alike."""
+    return sum(per_task.values()) / len(per_task) if per_task else 0.0
 
 
 def weighted_overall(per_task_accuracy: Mapping[str, float], counts: Mapping[str, int] | None = None) -> float:

@@ -115,7 +115,7 @@ def results_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
         rule = r.get("mvx_src_rule,none")
         if isinstance(rule, (int, float)) and n and rule == n:
             acc = "no solver"  # every answer was the first-option rule: its hit rate is chance, not a result
-        row = {"task": task, "acc": acc, "n": int(n)}
+        row = {"task": task, "acc": acc, "n": int(n), "chance": r.get("mvx_chance,none")}
         for m in COST_METRICS:
             row[m] = r.get(f"{m},none")
         rows.append(row)
@@ -142,11 +142,11 @@ def render(summary: dict[str, Any]) -> str:
     lines = []
     rows = summary["tasks"]
     if rows:
-        lines.append(f"{'task':<24}{'acc %':>10}{'n':>5}{'tokens/q':>10}{'$/q':>10}{'iter/q':>8}{'tools/q':>8}{'$':>10}")
+        lines.append(f"{'task':<24}{'acc %':>10}{'chance %':>9}{'n':>5}{'tokens/q':>10}{'$/q':>10}{'iter/q':>8}{'tools/q':>8}{'$':>10}")
         for r in rows:
             total = r["mvx_cost_usd"] * r["n"] if isinstance(r.get("mvx_cost_usd"), (int, float)) else None
             acc = r["acc"] if isinstance(r["acc"], str) else _fmt(r["acc"], ".1f")
-            lines.append(f"{r['task']:<24}{acc:>10}{r['n']:>5}{_fmt(r['mvx_tokens'], '.0f'):>10}"
+            lines.append(f"{r['task']:<24}{acc:>10}{_fmt(r.get('chance'), '.1f'):>9}{r['n']:>5}{_fmt(r['mvx_tokens'], '.0f'):>10}"
                          f"{_fmt(r['mvx_cost_usd'], '.4f'):>10}{_fmt(r['mvx_iterations'], '.2f'):>8}"
                          f"{_fmt(r['mvx_tool_calls'], '.2f'):>8}{_fmt(total, '.4f'):>10}")
     else:

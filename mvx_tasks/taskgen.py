@@ -64,8 +64,9 @@ def benchmark_files(bm: Benchmark) -> dict[str, str]:
         top = bm.frames_group if frames else bm.task_prefix
         # a mean of task accuracies is taken over the tasks themselves, not over the level means
         members = levels if by_q else [bm.task_name(t.code, frames) for t in bm.tasks]
-        files[f"{folder}/{top}.yaml"] = (head + f"# {bm.name} overall: {how}, as its paper reports it.\n"
-                                         + _group_yaml(top, f"{bm.name}{' (frames)' if frames else ''}", members, by_q))
+        files[f"{folder}/{top}.yaml"] = (head + f"# {bm.display_name} overall: {how}, as its paper reports it.\n"
+                                         + _group_yaml(top, f"{bm.display_name}{' (frames)' if frames else ''}",
+                                                       members, by_q))
     return files
 
 

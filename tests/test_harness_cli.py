@@ -34,13 +34,16 @@ def test_no_flags_discovery_weighted_overall_and_levels(bench, tmp_path):
         assert f"mvx_bench_{t.slug}" in r, f"task {t.code} missing from results"
     assert r["mvx_bench_cnt"]["mvx_acc,none"] == pytest.approx(100 / 3)
     assert r["mvx_bench_fd"]["mvx_acc,none"] == 100.0
+    # chance on the questions asked (FD: two options) and the data notes of a canonical folder
+    assert (r["mvx_bench_fd"]["mvx_chance,none"], r["mvx_bench_cnt"]["mvx_chance,none"]) == (50.0, 25.0)
+    assert r["mvx_bench_cnt"]["mvx_data_notes,none"] == "repaired 0, skipped 0"
     # question-weighted: perception = (1 + 1) / (3 + 1) = 50 %, not the task mean 66.7 %
     assert res["groups"]["mvx_bench_perception"]["mvx_acc,none"] == pytest.approx(50.0)
     n_correct = sum(1 for t in bench_tasks() for s in samples(out, f"mvx_bench_{t.slug}") if s["mvx_acc"]["correct"])
     assert res["groups"]["mvx_bench"]["mvx_acc,none"] == pytest.approx(100 * n_correct / 13)
     rec = samples(out, "mvx_bench_cnt")[1]["mvx_acc"]
     assert rec == {"id": "cnt-extra-1", "task": "CNT", "raw_output": "A", "parsed": "A", "answer": "B",
-                   "correct": False, "unparsed": False, "failed": None, "agent_failed": None}
+                   "correct": False, "unparsed": False, "failed": None, "agent_failed": None, "chance": 0.25}
 
 
 def test_bad_video_fails_only_its_question_and_include_path_still_works(tmp_path):

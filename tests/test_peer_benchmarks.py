@@ -110,7 +110,10 @@ def test_records_and_registry_entries():
     assert [t.code for t in benchmark_tasks("CrossVid")] == ["CXV_CC", "CXV_NC"]
     assert get_task("cvb_cor").benchmark == "CVBench" and get_task("MVU_COUNT").level == "mvu_perception"
     assert [t.code for t in tasks_by_level("perception")] == ["CNT", "FD", "PRB"]  # MVX's levels untouched
-    assert all(t.n_questions == 0 for bm in PEERS for t in bm.tasks)  # per-task counts are not published
+    # published per-task counts: CVBench's released file, MVU-Eval's paper; CrossVid publishes none (0)
+    assert [t.n_questions for t in MVU_EVAL.tasks] == [126, 179, 227, 135, 281, 164, 339, 373]
+    assert sum(t.n_questions for t in CVBENCH.tasks) == 1000 and get_task("CVB_CSR").n_questions == 149
+    assert all(t.n_questions == 0 for t in CROSSVID.tasks) and CROSSVID.display_name == "CrossVid CC+NC"
     assert get_benchmark("MVU_Eval_MV") is MVU_EVAL and get_benchmark("cvbench") is CVBENCH
 
 
@@ -157,7 +160,7 @@ def test_verify_reads_each_benchmark_and_env_and_hub_cache(peers, tmp_path, monk
         assert report.ok, report.render()
         assert sum(report.counts.values()) == {"cvbench": 15, "mvu_eval": 8, "crossvid": 2}[key]
         assert report.n_videos >= 3
-        assert any("the full" in w for w in report.warnings)  # 2 questions of 1,000 / 1,824 / 9,015
+        assert any("the full" in w or "CrossVid CC+NC" in w for w in report.warnings)  # 15 of 1,000 ...
     assert main(["verify", str(peers["cvbench"]), "--benchmark", "cvbench", "--no-decode"]) == 0
     out = capsys.readouterr().out
     assert "CVBench dataset at" in out and "CVB_COR" in out and "1000" in out
@@ -262,15 +265,20 @@ def test_leaderboard_shows_benchmarks_side_by_side(tmp_path):
         (out / f"20260101_samples_{t}.jsonl").write_text("".join(json.dumps({"mvx_acc": r}) + "\n" for r in rs))
     board = build_leaderboard([tmp_path / "run"], n_boot=50)
     by_bench = {e.benchmark: e for e in board.runs()}
-    assert set(by_bench) == {"CVBench", "CrossVid"}
+    assert set(by_bench) == {"CVBench", "CrossVid"} and by_bench["CrossVid"].label == "CrossVid CC+NC"
     assert by_bench["CVBench"].avg == pytest.approx(200 / 3)  # question-weighted
     assert by_bench["CrossVid"].avg == pytest.approx(50.0)  # mean of CC (100) and NC (0), as CrossVid reports
     assert by_bench["CVBench"].per_level == {"cvb_object": 50.0, "cvb_event": 100.0}
     md = markdown(board)
-    assert "## Benchmarks side by side" in md and "## CVBench" in md and "## CrossVid" in md
+    assert "## Benchmarks side by side" in md and "## CVBench" in md and "## CrossVid CC+NC" in md
+    # chance from the questions (these records predate per-question chance: the registry's per task)
+    assert by_bench["CVBench"].chance == pytest.approx(100 * (2 * 0.254 + 0.455) / 3)
+    assert by_bench["CrossVid"].chance == pytest.approx(25.0)
     files = write_leaderboard(board, tmp_path / "lb")
     side = files["benchmarks_csv"].read_text().splitlines()
-    assert side[0].startswith("model,kind,MVX-Bench,MVX-Bench answered,CVBench,CVBench answered,MVU-Eval")
+    assert side[0].startswith("model,kind,MVX-Bench,MVX-Bench answered,MVX-Bench chance,CVBench,CVBench answered,"
+                              "CVBench chance,MVU-Eval")
+    assert "CrossVid CC+NC,CrossVid CC+NC answered" in side[0]
     assert any(line.startswith("sama:") and ",66.67,3," in line and ",50.00,3" in line for line in side)
 
 

@@ -63,7 +63,8 @@ def test_summary_puts_cost_next_to_accuracy(tmp_path):
     out = tmp_path / "out" / "sama"
     out.mkdir(parents=True)
     (out / "2026_results.json").write_text(json.dumps({
-        "results": {"mvx_synth_cnt": {"mvx_acc,none": 50.0, "mvx_tokens,none": 1200.0, "mvx_cost_usd,none": 0.015,
+        "results": {"mvx_synth_cnt": {"mvx_acc,none": 50.0, "mvx_chance,none": 25.0, "mvx_tokens,none": 1200.0,
+                                      "mvx_cost_usd,none": 0.015,
                                       "mvx_iterations,none": 3.5, "mvx_tool_calls,none": 4.0},
                     "mvx_synth_cr": {"mvx_acc,none": 25.0, "mvx_src_rule,none": 4, "mvx_src_planner,none": 0},
                     "anyv_single": {"acc,none": 0.75, "acc_stderr,none": 0.1}},
@@ -71,15 +72,15 @@ def test_summary_puts_cost_next_to_accuracy(tmp_path):
                       "anyv_single": {"effective": 4}}}))
     summary = summarize(tmp_path / "out")
     rows = {r["task"]: r for r in summary["tasks"]}
-    assert rows["mvx_synth_cnt"] == {"task": "mvx_synth_cnt", "acc": 50.0, "n": 4, "mvx_tokens": 1200.0,
+    assert rows["mvx_synth_cnt"] == {"task": "mvx_synth_cnt", "acc": 50.0, "chance": 25.0, "n": 4, "mvx_tokens": 1200.0,
                                      "mvx_cost_usd": 0.015, "mvx_iterations": 3.5, "mvx_tool_calls": 4.0}
     assert rows["anyv_single"]["acc"] == 75.0 and rows["anyv_single"]["mvx_cost_usd"] is None
     lines = render(summary).splitlines()
-    assert lines[0].split() == ["task", "acc", "%", "n", "tokens/q", "$/q", "iter/q", "tools/q", "$"]
-    assert lines[2].split() == ["mvx_synth_cnt", "50.0", "4", "1200", "0.0150", "3.50", "4.00", "0.0600"]
+    assert lines[0].split() == ["task", "acc", "%", "chance", "%", "n", "tokens/q", "$/q", "iter/q", "tools/q", "$"]
+    assert lines[2].split() == ["mvx_synth_cnt", "50.0", "25.0", "4", "1200", "0.0150", "3.50", "4.00", "0.0600"]
     # every CR answer was the first-option rule: its 25 % is chance, not a result
     assert rows["mvx_synth_cr"]["acc"] == "no solver"
-    assert lines[3].split() == ["mvx_synth_cr", "no", "solver", "4", "-", "-", "-", "-", "-"]
+    assert lines[3].split() == ["mvx_synth_cr", "no", "solver", "-", "4", "-", "-", "-", "-", "-"]
     assert lines[-1] == "no SAMA traces found"
 
 

@@ -85,6 +85,7 @@ def test_run_page_shows_the_runs_per_task_numbers(site, runs, browser):
         acc = 100 * sum(r["correct"] for r in rs) / len(rs)
         assert cells[4] == f"{acc:.1f}" == f"{results[f'mvx_synth_{code.lower()}']['mvx_acc,none']:.1f}"
         assert cells[3] == str(len(rs))
+        assert row.find_element(By.CSS_SELECTOR, ".chance").text == f"{100 * sum(r['chance'] for r in rs) / len(rs):.1f}"
         assert row.find_element(By.CSS_SELECTOR, ".unparsed").text == str(sum(r["unparsed"] for r in rs))
         assert row.find_element(By.CSS_SELECTOR, ".failed").text == str(sum(bool(r["failed"]) for r in rs))
     overall = browser.find_element(By.CSS_SELECTOR, "#per-task tr[data-task='overall'] .acc").text

@@ -92,8 +92,8 @@ class ColourMatcher(BaseModel):
 
 
 def test_names_and_variants():
-    assert dataset_names()[:6] == ["MVX_Bench", "MVX_Bench_8frame", "MVX_Bench_16frame",
-                                   "MVX_Synth", "MVX_Synth_8frame", "MVX_Synth_16frame"]
+    assert dataset_names()[:8] == ["MVX_Bench", "MVX_Bench_8frame", "MVX_Bench_16frame", "MVX_Bench_32frame",
+                                   "MVX_Synth", "MVX_Synth_8frame", "MVX_Synth_16frame", "MVX_Synth_32frame"]
     assert {"CVBench_MV", "MVU_Eval_MV_16frame", "CrossVid_MV_8frame"} <= set(dataset_names())  # the peers
     assert [frames_of(n) for n in ("MVX_Bench", "MVX_Synth_16frame", "MVX_Bench_8frame")] == [8, 16, 8]
     assert base_name("MVX_Synth_16frame") == "MVX_Synth"

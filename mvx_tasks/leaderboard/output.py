@@ -23,20 +23,32 @@ def _f(x: float | None, digits: int = 1) -> str:
 
 
 MVX_BENCHMARKS = ("MVX-Bench", "MVX-Synth")
-#: Benchmarks shown side by side, MVX-Bench first; each peer also gets its own per-task table.
-SIDE_BY_SIDE = ("MVX-Bench", *(bm.name for bm in PEERS))
+#: Benchmarks shown side by side, MVX-Bench first, each under what its score covers ("CrossVid CC+NC");
+#: each peer also gets its own per-task table.
+COLUMN_OF = {"MVX-Bench": "MVX-Bench", **{bm.name: bm.display_name for bm in PEERS}}
+SIDE_BY_SIDE = tuple(COLUMN_OF.values())
 
 
 def side_by_side(board: Leaderboard) -> list[dict[str, Any]]:
     """One row per model (run name, or paper row): its overall on each benchmark it was run on."""
     rows: dict[str, dict[str, Any]] = {}
     for e in board.entries:
-        if e.benchmark not in SIDE_BY_SIDE:
+        col = COLUMN_OF.get(e.benchmark)
+        if col is None:
             continue
         row = rows.setdefault(e.name, {"model": e.name, "kind": e.kind})
-        row[e.benchmark] = e.avg
-        row[f"{e.benchmark} answered"] = e.answered
+        row[col] = e.avg
+        row[f"{col} answered"] = e.answered
+        row[f"{col} chance"] = e.chance
     return sorted(rows.values(), key=lambda r: (-sum(1 for b in SIDE_BY_SIDE if b in r), r["kind"] != "run", r["model"]))
+
+
+def _chance_row(entries: list, codes: list[str], width: int, n_levels: int = 0, lead: int = 2) -> str:
+    """The per-task chance of the questions asked (the entry that answered the most), as a table row."""
+    best = max(entries, key=lambda e: e.answered or 0)
+    cells = ["*chance*", *[""] * (lead - 1), _f(best.chance), "", *[""] * n_levels,
+             *(_f(best.chance_per_task.get(c)) for c in codes)]
+    return "| " + " | ".join(cells + [""] * (width - len(cells))) + " |"
 
 
 def _peer_tables(board: Leaderboard) -> list[str]:
@@ -48,16 +60,19 @@ def _peer_tables(board: Leaderboard) -> list[str]:
         codes = [t.code for t in bm.tasks]
         how = "question-weighted" if bm.aggregation == "questions" else "mean of sub-task accuracies"
         head = ["Model", "Source", "Overall", "95% CI", *(lv.title for lv in bm.levels),
-                *(bm.suffix(c).upper() for c in codes), "Answered", "Unparsed"]
-        lines += ["", f"## {bm.name}", "", f"Accuracy (%); overall {how}, as in the {bm.name} paper "
-                  f"({bm.counts_note}).", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+                *(bm.suffix(c).upper() for c in codes), "Answered", "Unparsed", "Chance"]
+        lines += ["", f"## {bm.display_name}", "", f"Accuracy (%); overall {how}, as in the {bm.name} paper "
+                  f"({bm.counts_note}). Chance: uniform guessing on the questions answered (1 / options each), "
+                  "aggregated the same way.", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for e in entries:
             ci = f"{e.ci[0]:.1f}–{e.ci[1]:.1f}" if e.ci else ""
-            lines.append("| " + " | ".join([f"**{e.name}**", e.source, _f(e.avg), ci,
+            name = f"**{e.name}**" + (f" ({e.label})" if e.label and e.label != bm.display_name else "")
+            lines.append("| " + " | ".join([name, e.source, _f(e.avg), ci,
                                             *(_f(e.per_level.get(lv.code)) for lv in bm.levels),
                                             *(_f(e.per_task.get(c)) for c in codes),
                                             "" if e.answered is None else str(e.answered),
-                                            "" if e.unparsed is None else str(e.unparsed)]) + " |")
+                                            "" if e.unparsed is None else str(e.unparsed), _f(e.chance)]) + " |")
+        lines.append(_chance_row(entries, codes, len(head), len(bm.levels)))
     return lines
 
 
@@ -65,7 +80,8 @@ def csv_rows(board: Leaderboard) -> list[dict[str, Any]]:
     out = []
     for e in board.ranked():
         row: dict[str, Any] = {"model": e.name, "kind": e.kind, "source": e.source, "benchmark": e.benchmark,
-                               "group": e.group, "Avg": _f(e.avg, 2),
+                               "group": e.group, "label": e.label or e.benchmark, "Avg": _f(e.avg, 2),
+                               "chance": _f(e.chance, 2),
                                "ci95_low": _f(e.ci[0], 2) if e.ci else "", "ci95_high": _f(e.ci[1], 2) if e.ci else ""}
         row.update({LEVEL_TITLES[lv]: _f(e.per_level.get(lv), 2) for lv in LEVELS})
         row.update({c: _f(e.per_task.get(c), 2) for c in BENCH_CODES})
@@ -86,12 +102,13 @@ def csv_rows(board: Leaderboard) -> list[dict[str, Any]]:
 
 def markdown(board: Leaderboard) -> str:
     head = ["#", "Model", "Source", "Avg", "95% CI", *LEVEL_TITLES.values(), *BENCH_CODES, "Answered", "Unparsed",
-            "Δ Avg", "Flags"]
+            "Chance", "Δ Avg", "Flags"]
     lines = ["# MVX-Bench leaderboard", "",
              "Accuracy (%). `Avg` is question-weighted (total correct / questions answered). Paper rows are "
              "Table 1 as printed; their level columns are derived from the per-task figures with the registry's "
              "question counts. Our runs are re-scored from their per-question records; the 95% CI is a "
-             "stratified percentile bootstrap.", "",
+             "stratified percentile bootstrap. `Chance` is uniform guessing on the questions a row answered "
+             "(1 / options each; the paper rows: the full benchmark's).", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for i, e in enumerate((e for e in board.ranked() if e.benchmark in MVX_BENCHMARKS), 1):
         ci = f"{e.ci[0]:.1f}–{e.ci[1]:.1f}" if e.ci else ""
@@ -99,9 +116,13 @@ def markdown(board: Leaderboard) -> str:
         cells = [str(i), name, e.source if e.kind == "paper" else f"{e.source} ({e.benchmark})", _f(e.avg), ci,
                  *(_f(e.per_level.get(lv)) for lv in LEVELS), *(_f(e.per_task.get(c)) for c in BENCH_CODES),
                  "" if e.answered is None else str(e.answered), "" if e.unparsed is None else str(e.unparsed),
-                 f"{e.delta['Avg']:+.1f} vs {e.paper_row}" if "Avg" in e.delta else "",
+                 _f(e.chance), f"{e.delta['Avg']:+.1f} vs {e.paper_row}" if "Avg" in e.delta else "",
                  "; ".join([*e.flags, *([e.route_mark] if e.route_mark else [])])]
         lines.append("| " + " | ".join(cells) + " |")
+    mvx = [e for e in board.entries if e.benchmark in MVX_BENCHMARKS]
+    if mvx:
+        lines.append(_chance_row([e for e in mvx if e.kind == "run"] or mvx, list(BENCH_CODES), len(head),
+                                 len(LEVEL_TITLES), 3))
     repro = [e for e in board.runs() if e.delta]
     if repro:
         lines += ["", "## Reproductions (run minus paper, points)", "",
@@ -113,9 +134,10 @@ def markdown(board: Leaderboard) -> str:
     if any(b in r for r in sbs for b in SIDE_BY_SIDE[1:]):
         lines += ["", "## Benchmarks side by side", "",
                   "Overall accuracy (%) per benchmark, each aggregated as its own paper does (questions answered "
-                  "in brackets).", "", "| Model | " + " | ".join(SIDE_BY_SIDE) + " |", "|" + "---|" * (1 + len(SIDE_BY_SIDE))]
+                  "and chance on them in brackets).", "", "| Model | " + " | ".join(SIDE_BY_SIDE) + " |", "|" + "---|" * (1 + len(SIDE_BY_SIDE))]
         for r in sbs:
-            cells = [f"{_f(r[b])} ({r[b + ' answered']})" if b in r and r.get(b + " answered") is not None
+            cells = [f"{_f(r[b])} ({r[b + ' answered']}; chance {_f(r.get(b + ' chance'))})"
+                     if b in r and r.get(b + " answered") is not None
                      else (_f(r[b]) if b in r else "") for b in SIDE_BY_SIDE]
             name = f"**{r['model']}**" if r["kind"] == "run" else r["model"]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
@@ -177,7 +199,7 @@ def write_leaderboard(board: Leaderboard, out: str | Path) -> dict[str, Path]:
         w.writerows(rows)
     (out / "leaderboard.md").write_text(markdown(board), encoding="utf-8")
     sbs = side_by_side(board)
-    cols = ["model", "kind"] + [c for b in SIDE_BY_SIDE for c in (b, f"{b} answered")]
+    cols = ["model", "kind"] + [c for b in SIDE_BY_SIDE for c in (b, f"{b} answered", f"{b} chance")]
     with (out / "leaderboard_benchmarks.csv").open("w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=cols)
         w.writeheader()

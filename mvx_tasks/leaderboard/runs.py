@@ -70,6 +70,7 @@ class Run:
     reported: dict[str, float] = field(default_factory=dict)  # per-task accuracy the harness reported
     reported_n: dict[str, int] = field(default_factory=dict)
     reported_unparsed: dict[str, int] = field(default_factory=dict)
+    reported_chance: dict[str, float] = field(default_factory=dict)  # per-task chance (%) the harness reported
     model_args: dict[str, str] = field(default_factory=dict)
     paper_row: str | None = None
 
@@ -137,6 +138,8 @@ def load_lmms_run(results_file: str | Path, root: str | Path | None = None) -> R
         run.reported_n[code] = int(n.get("effective", n.get("original", 0)) if isinstance(n, dict) else n)
         if "mvx_unparsed,none" in metrics:
             run.reported_unparsed[code] = int(metrics["mvx_unparsed,none"])
+        if isinstance(metrics.get("mvx_chance,none"), (int, float)):
+            run.reported_chance[code] = float(metrics["mvx_chance,none"])
         samples = rf.parent / f"{stamp}_samples_{task}.jsonl"
         if samples.is_file():
             run.records.extend(x["mvx_acc"] for x in _read_jsonl(samples) if isinstance(x.get("mvx_acc"), dict))
@@ -164,6 +167,7 @@ def split_by_benchmark(run: Run) -> list[Run]:
                    reported={c: run.reported[c] for c in keep},
                    reported_n={c: run.reported_n[c] for c in keep if c in run.reported_n},
                    reported_unparsed={c: run.reported_unparsed[c] for c in keep if c in run.reported_unparsed},
+                   reported_chance={c: run.reported_chance[c] for c in keep if c in run.reported_chance},
                    model_args=run.model_args, paper_row=run.paper_row if name == "MVX-Bench" else None)
         if name == "MVX-Bench":
             part.benchmark = run.benchmark if run.benchmark in ("MVX-Bench", "MVX-Synth") else "MVX-Bench"

@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from ..harness_configs import CONFIG_DIR, PAPER_TABLE, HarnessConfig, load_configs
-from ..metrics import summarize, weighted_overall
+from ..metrics import mean_of_tasks, summarize, weighted_overall
 from ..benchmarks import get_benchmark
 from ..registry import BENCH_CODES, all_levels, get_task
 from .runs import (PaperRow, Run, find_lmms_runs, find_vlmeval_runs, flagged_paper_rows, load_paper_table,
@@ -75,6 +75,11 @@ class Entry:
     route_unverified: str | None = None
     #: the row's config names an architecture the route check runs end to end
     route_verified: bool = False
+    #: uniform guessing's accuracy (%) on the questions this row answered, aggregated like ``avg``, and per task
+    chance: float | None = None
+    chance_per_task: dict[str, float] = field(default_factory=dict)
+    #: the benchmark's name with the tasks that ran where they are not all of its paper's ("CrossVid CC+NC")
+    label: str = ""
 
     @property
     def route_mark(self) -> str:
@@ -103,9 +108,11 @@ def _levels(per_task: dict[str, float], counts: dict[str, int]) -> dict[str, flo
 
 def paper_entry(row: PaperRow) -> Entry:
     counts = {c: get_task(c).n_questions for c in row.per_task}
+    chance = {c: 100.0 * get_task(c).chance for c in row.per_task}  # MVX-Bench's fixed options per task
     return Entry(name=row.model, kind="paper", source="paper", benchmark="MVX-Bench", group=row.group,
                  avg=row.avg, per_task=dict(row.per_task), per_level=_levels(row.per_task, counts),
-                 avg_recomputed=row.recomputed, avg_agrees=row.agrees)
+                 avg_recomputed=row.recomputed, avg_agrees=row.agrees, chance_per_task=chance,
+                 chance=weighted_overall(chance, counts) if sum(counts.values()) else None, label="MVX-Bench")
 
 
 def run_entry(run: Run, paper: dict[str, PaperRow], *, n_boot: int, seed: int) -> Entry:
@@ -115,23 +122,36 @@ def run_entry(run: Run, paper: dict[str, PaperRow], *, n_boot: int, seed: int) -
         per_task, counts, avg = s.per_task, s.n_per_task, s.overall
         unparsed, failed = sum(s.unparsed_per_task.values()), sum(s.failed_per_task.values())
         ci = bootstrap_ci(run.records, n_boot=n_boot, seed=seed).get("overall")
+        chance_per_task, chance = s.chance_per_task, s.chance_overall
     else:
         per_task, counts = dict(run.reported), dict(run.reported_n)
         avg = weighted_overall(per_task, counts) if sum(counts.values()) else 0.0
         unparsed = sum(run.reported_unparsed.values()) if run.reported_unparsed else None
         failed, ci = None, None
+        chance_per_task = {c: run.reported_chance.get(c, 100.0 * get_task(c).chance) for c in per_task}
+        chance = weighted_overall(chance_per_task, counts) if sum(counts.values()) else None
     if run.benchmark not in ("MVX-Bench", "MVX-Synth") and per_task and _by_tasks(run.benchmark):
-        avg = sum(per_task.values()) / len(per_task)  # e.g. CrossVid's O.Avg: the mean of task accuracies
+        avg = mean_of_tasks(per_task)  # e.g. CrossVid's O.Avg: the mean of task accuracies
+        chance = mean_of_tasks(chance_per_task)
     expected = {t.code: t.n_questions for t in map(get_task, BENCH_CODES)}
     partial = run.benchmark == "MVX-Bench" and any(counts.get(c, 0) < n for c, n in expected.items())
     entry = Entry(name=run.name, kind="run", source=run.source, benchmark=run.benchmark, group="run", avg=avg,
                   per_task=per_task, per_level=_levels(per_task, counts), answered=sum(counts.values()),
-                  unparsed=unparsed, failed=failed, ci=ci, partial=partial, paper_row=run.paper_row, path=run.path)
+                  unparsed=unparsed, failed=failed, ci=ci, partial=partial, paper_row=run.paper_row, path=run.path,
+                  chance=chance, chance_per_task=dict(chance_per_task), label=benchmark_label(run.benchmark, per_task))
     ref = paper.get(run.paper_row or "")
     if ref is not None:
         entry.delta = {"Avg": avg - ref.avg,
                        **{c: per_task[c] - ref.per_task[c] for c in per_task if c in ref.per_task}}
     return entry
+
+
+def benchmark_label(benchmark: str, codes) -> str:
+    """What a score covers: a peer's name with the tasks that ran where they are not all of its paper's."""
+    try:
+        return get_benchmark(benchmark).scope_name(codes)
+    except KeyError:
+        return benchmark
 
 
 def _by_tasks(benchmark: str) -> bool:

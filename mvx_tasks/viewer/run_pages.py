@@ -60,7 +60,8 @@ def run_page(run: Run, site: Path, has_compare: bool) -> str:
     sources = _sources_order(run)
     n_unparsed = sum(s.unparsed_per_task.values())
     n_failed = sum(s.failed_per_task.values())
-    cards = [("accuracy %", pct(s.overall)), ("questions", s.n_total), ("correct", sum(s.correct_per_task.values())),
+    cards = [("accuracy %", pct(s.overall)), ("chance %", pct(s.chance_overall)), ("questions", s.n_total),
+             ("correct", sum(s.correct_per_task.values())),
              ("unparsed", n_unparsed), ("failed", n_failed)]
     if tot.get("time_per_question") is not None:
         cards.append(("s / question" + (" (wall)" if tot.get("time_is_wall") else ""), f"{tot['time_per_question']:.2f}"))
@@ -91,23 +92,23 @@ def run_page(run: Run, site: Path, has_compare: bool) -> str:
         rows.append(f'<tr data-task="{e(code)}"><td><a href="questions.html#task={e(code)}">{e(code)}</a></td>'
                     f"<td>{e(name)}</td><td>{e(level)}</td><td class=num>{n}</td>"
                     f'<td class="num acc">{pct(s.per_task[code])}{flag}</td>'
-                    f"<td class='num answered'>{n - s.failed_per_task[code]}</td>"
+                    f"<td class='num chance'>{pct(s.chance_per_task.get(code))}</td><td class='num answered'>{n - s.failed_per_task[code]}</td>"
                     f"<td class='num unparsed'>{s.unparsed_per_task[code]}</td>"
                     f"<td class='num failed'>{s.failed_per_task[code]}</td>"
                     + "".join(f"<td class=num>{src.get(x, 0)}</td>" for x in sources) + "</tr>")
     allsrc = run.sources()
     rows.append(f'<tr class="total" data-task="overall"><td>overall</td><td>question-weighted</td><td></td>'
                 f"<td class=num>{s.n_total}</td><td class='num acc'>{pct(s.overall)}</td>"
-                f"<td class='num answered'>{s.n_total - n_failed}</td><td class='num unparsed'>{n_unparsed}</td>"
+                f"<td class='num chance'>{pct(s.chance_overall)}</td><td class='num answered'>{s.n_total - n_failed}</td><td class='num unparsed'>{n_unparsed}</td>"
                 f"<td class='num failed'>{n_failed}</td>"
                 + "".join(f"<td class=num>{allsrc.get(x, 0)}</td>" for x in sources) + "</tr>")
     body.append("<h2>Per task</h2><table id='per-task'><tr><th>task</th><th>name</th><th>level</th><th class=num>n</th>"
-                "<th class=num>acc %</th><th class=num>answered</th><th class=num>unparsed</th><th class=num>failed</th>"
+                "<th class=num>acc %</th><th class=num>chance %</th><th class=num>answered</th><th class=num>unparsed</th><th class=num>failed</th>"
                 f"{src_head}</tr>" + "".join(rows) + "</table>"
                 "<p class='muted'>Answer-source columns: where each final answer came from (the trace's final "
                 "step: planner, planner-forced at the iteration cap, evidence-fallback when the planner named no "
                 "option, first-option-rule when nothing decided (an abstention); model for a baseline). "
-                "Answered = not failed.</p>")
+                "Answered = not failed. Chance = uniform guessing on these questions (1 / options each).</p>")
     lv_rows = []
     for level, acc in s.per_level.items():
         codes = [c for c in s.per_task if _level(c) == level]

@@ -26,7 +26,7 @@ from vlmeval.smp import LMUDataRoot, load
 from ..benchmarks import PEERS
 from ..data import DataSourceError, doc_to_sample, load_local, sample_to_doc
 from ..data_peers import load_benchmark
-from ..metrics import score_output, summarize
+from ..metrics import mean_of_tasks, score_output, summarize
 from ..prompts import DEFAULT_POST_PROMPT, frames_order_line, question_text, video_header, video_order_line
 from ..video_decoder import VideoDecodeError, probe_video, sample_video
 from .names import DATASET_ENV, META_SUFFIX, RECORDS_SUFFIX, base_name, dataset_names
@@ -73,8 +73,11 @@ class MVXVideoMCQ(VideoBaseDataset):
     MODALITY = "VIDEO"
 
     def __init__(self, dataset: str = "MVX_Bench", nframe: int = 8, fps: float = -1, pack: bool = False,
-                 data_root: str | None = None, limit: int | None = None, **kwargs: Any) -> None:
+                 data_root: str | None = None, limit: int | None = None, strict: bool | None = None,
+                 **kwargs: Any) -> None:
         # VLMEvalKit's runner passes all its CLI arguments as kwargs; only ``limit`` is used here.
+        # ``strict`` (default $MVX_DATA_STRICT): a peer's row that cannot be mapped is an error, not a skip.
+        self.strict = strict
         if fps and fps > 0:
             raise ValueError(f"{dataset}: fps sampling is not supported; use nframe (e.g. {dataset}_8frame)")
         self.root = resolve_root(dataset, data_root)
@@ -92,7 +95,7 @@ class MVXVideoMCQ(VideoBaseDataset):
     def prepare_dataset(self, dataset: str) -> dict[str, str]:
         """Write the questions (first ``limit`` per task) as a TSV VLMEvalKit can load."""
         peer = peer_of(dataset)  # read the authors' files (or a canonical folder) through the record
-        samples = load_benchmark(peer, self.root) if peer else load_local(self.root)
+        samples = load_benchmark(peer, self.root, strict=self.strict) if peer else load_local(self.root)
         if self.limit:
             samples = first_per_task(samples, self.limit)
         rows = []
@@ -187,9 +190,10 @@ class MVXVideoMCQ(VideoBaseDataset):
             {"model": model, "dataset": self.dataset_name, "benchmark": self.benchmark, "nframe": self.nframe,
              "n": len(records)}, indent=2), encoding="utf-8")
         s = summarize(records)
-        out = {"Overall": s.overall}
+        out = {"Overall": s.overall, "Chance": s.chance_overall}
         if self.peer is not None and self.peer.aggregation == "tasks" and s.per_task:
-            out["Overall"] = sum(s.per_task.values()) / len(s.per_task)  # the paper's mean over tasks
+            out["Overall"] = mean_of_tasks(s.per_task)  # the paper's mean over tasks
+            out["Chance"] = mean_of_tasks(s.chance_per_task)
         out.update({level.capitalize(): acc for level, acc in s.per_level.items()})
         out.update(s.per_task)
         return out

@@ -20,7 +20,7 @@ def _add_peers() -> None:
 
 
 _add_peers()
-FRAME_VARIANTS: tuple[int, ...] = (8, 16)
+FRAME_VARIANTS: tuple[int, ...] = (8, 16, 32)  # 32: MVU-Eval's authors' budget
 DEFAULT_FRAMES = 8
 RECORDS_SUFFIX = "_mvx_records.jsonl"  # per-question records written at evaluation
 META_SUFFIX = "_mvx_meta.json"  # which model/dataset/benchmark those records belong to
