@@ -9,8 +9,8 @@ from scenes import make_clip, textured_image
 
 from mvx_tasks.synth.scene import _blend
 from mvx_tasks.synth.sprites import motion_track
-from sama_model.backends.lite import actor as actor_mod
-from sama_model.backends.lite.actor import (
+from sama_model.backends.lite.movers import actor as actor_mod
+from sama_model.backends.lite.movers.actor import (
     Followed,
     back_and_forth,
     centre_path,
@@ -22,10 +22,10 @@ from sama_model.backends.lite.actor import (
     rotating_fit,
     seed_point,
 )
-from sama_model.backends.lite.movers import Movers, movers
-from sama_model.backends.lite.segmentation import Segment
-from sama_model.backends.lite.tracker import Track
-from sama_model.backends.lite.common import FRAME_MEMO
+from sama_model.backends.lite.movers.regions import Movers, movers
+from sama_model.backends.lite.perception.segmentation import Segment
+from sama_model.backends.lite.object_tracker import Track
+from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
 from sama_model.skills.multi_video_comparison.am import (
     combined_patterns,
     signature_similarity,

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.common import FRAME_MEMO
+from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
 from scenes import Mover, render_scene
 from sama_model.tools import contracts
 from sama_model.tools.backends import create_backend

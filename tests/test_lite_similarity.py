@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.features import CONTENT_DIM, MARK_NAMES, STYLE_DIM, dhash, hamming_similarity, phash
+from sama_model.backends.lite.perception.features import CONTENT_DIM, MARK_NAMES, STYLE_DIM, dhash, hamming_similarity, phash
 from scenes import (
     background,
     camera_clip,
@@ -14,9 +14,9 @@ from scenes import (
     make_clip,
     textured_image,
 )
-from sama_model.backends.lite import identity
-from sama_model.backends.lite.identity import IDENTITY_DIM, ROW_DIM
-from sama_model.backends.lite.similarity import LiteVisualSimilarity
+from sama_model.backends.lite.identity import compare as identity
+from sama_model.backends.lite.identity.compare import IDENTITY_DIM, ROW_DIM
+from sama_model.backends.lite.visual_similarity import LiteVisualSimilarity
 
 SIM = LiteVisualSimilarity()
 
@@ -163,7 +163,7 @@ RED, BLUE, GREEN, YELLOW = (210, 40, 40), (40, 80, 220), (40, 180, 60), (230, 21
 
 
 def test_identity_locates_the_multicoloured_moving_subject():
-    from sama_model.backends.lite.identity import subject_boxes, subject_mask
+    from sama_model.backends.lite.identity.compare import subject_boxes, subject_mask
 
     clip = _figure_clip((RED, BLUE), bg_seed=1)
     boxes = subject_boxes(clip.frames, np.array([2, 8, 14]))
@@ -200,7 +200,7 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
     identity read cost 15-20 s); a crop over GRABCUT_MAX_PIXELS is cut scaled down and its mask
     scaled back, so the subject is described as before: a close-up of the figure on a 2x larger
     frame still matches the figure at the usual size, and not a figure with another body colour."""
-    from sama_model.backends.lite import identity
+    from sama_model.backends.lite.identity import compare as identity
 
     sizes = []
     real = cv2.grabCut
@@ -211,7 +211,7 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
 
     monkeypatch.setattr(identity.cv2, "grabCut", counting)
     # (the per-frame cuts only: the stack view's one cut of its median, test_subject_stack.py, is left out)
-    monkeypatch.setattr("sama_model.backends.lite.similarity.stack_view", lambda clip, window: None)
+    monkeypatch.setattr("sama_model.backends.lite.visual_similarity.stack_view", lambda clip, window: None)
     close = _figure_clip((RED, BLUE), bg_seed=2, zoom=2, T=10)
     emb = SIM.embed(close, aspect="identity")
     assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 10
@@ -246,7 +246,7 @@ def test_identity_without_a_moving_subject_is_undecided():
 def test_identity_features_on_constructed_layouts():
     """Exact numbers: layout distance is the RMS difference of the entries; each frame counts by
     its best match, so one mis-located frame moves the median, not the best pair."""
-    from sama_model.backends.lite.identity import IDENTITY_DIM, identity_features, identity_score
+    from sama_model.backends.lite.identity.compare import IDENTITY_DIM, identity_features, identity_score
 
     zero, three = np.zeros((1, IDENTITY_DIM), np.float32), np.full((1, IDENTITY_DIM), 3.0, np.float32)
     assert identity_features(zero, zero) == pytest.approx((0.0, 0.0))
@@ -262,7 +262,7 @@ def test_identity_features_on_constructed_layouts():
 def test_colour_layout_ignores_lighting_and_sees_a_changed_part():
     """The layout is relative to the subject's own median colour: a global gain and tint leave it
     almost unchanged, a head of another colour moves it far more."""
-    from sama_model.backends.lite.identity import COVERAGE_WEIGHT, colour_layout, identity_features
+    from sama_model.backends.lite.identity.compare import COVERAGE_WEIGHT, colour_layout, identity_features
 
     view = np.zeros((56, 32, 3), np.uint8)
     view[16:44, 4:28] = RED  # body
@@ -283,7 +283,7 @@ def test_colour_layout_ignores_lighting_and_sees_a_changed_part():
 
 def test_tool_layer_uses_the_calibrated_identity_score():
     """Through cached embeddings the lite backend scores identity with its calibrated score, not cosine."""
-    from sama_model.backends.lite.identity import identity_score, identity_similarity
+    from sama_model.backends.lite.identity.compare import identity_score, identity_similarity
 
     a = SIM.embed(_figure_clip((RED, BLUE), bg_seed=1), aspect="identity")
     b = SIM.embed(_figure_clip((GREEN, BLUE), bg_seed=3), aspect="identity")
@@ -314,7 +314,7 @@ def _overlay(img: np.ndarray, kind: str, seed: int = 0) -> np.ndarray:
 @pytest.mark.parametrize("kind,mark", [("scanlines", "scanlines"), ("halftone", "halftone"), ("grain", "grain"),
                                        ("posterize", "posterization")])
 def test_each_overlay_raises_its_own_mark(kind, mark):
-    from sama_model.backends.lite.features import MARK_SCALE, rendering_marks
+    from sama_model.backends.lite.perception.features import MARK_SCALE, rendering_marks
 
     base = cv2.resize(_layout(21), (192, 144))
     plain, marked = rendering_marks(base), rendering_marks(_overlay(base, kind))
@@ -510,7 +510,7 @@ def test_a_pair_near_the_camera_gate_gives_the_other_sides_score():
                                                                          "identity_similarity": round(float(np.exp(-2.0 / identity.SIMILARITY_SCALE)), 4)}
     # the tool's pair rule: where a camera moves, both stacks are read first (here they find no view); then near
     # the gate the still clip is read both ways; far above it the moving way only; two still cameras: nothing
-    from sama_model.backends.lite.similarity import BOTH_IDENTITY, MOVING_IDENTITY, STACKED_IDENTITY
+    from sama_model.backends.lite.visual_similarity import BOTH_IDENTITY, MOVING_IDENTITY, STACKED_IDENTITY
 
     pair = LiteVisualSimilarity().pair_aspects
     assert pair(still_only, _rows(view, below), "identity") == (STACKED_IDENTITY, STACKED_IDENTITY)
@@ -550,18 +550,18 @@ def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera
     camera clearly moves and a clip has no stack view, and then cuts the moving clip's frames (deferred until then),
     and scores that pair as ``compare`` does; two still clips are read once each, and their stacks not at all. With
     both stack views, the pair compares those and reads nothing again: the moving clip's frames are never cut."""
-    from sama_model.backends.lite import similarity
+    from sama_model.backends.lite import visual_similarity as similarity
     from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
 
     real_stack = similarity.stack_view
     monkeypatch.setattr(similarity, "stack_view", lambda clip, window: None)
     reads = []
     real = identity.identity_descriptor
-    monkeypatch.setattr("sama_model.backends.lite.similarity.identity_descriptor",
+    monkeypatch.setattr("sama_model.backends.lite.visual_similarity.identity_descriptor",
                         lambda frames, **kw: reads.append("moving" if kw.get("moving_path") else "own")
                         or real(frames, **kw))
     real_cuts = identity.cut_descriptor
-    monkeypatch.setattr("sama_model.backends.lite.similarity.cut_descriptor",
+    monkeypatch.setattr("sama_model.backends.lite.visual_similarity.cut_descriptor",
                         lambda frames, located: reads.append("cuts") or real_cuts(frames, located))
     still_a, still_b, pan = (_figure_clip((RED, BLUE), bg_seed=1), _figure_clip((RED, BLUE), bg_seed=2),
                              _cutout_clip(0, 1))
@@ -598,7 +598,7 @@ def test_a_moving_clip_whose_deferred_cuts_find_no_subject_leaves_the_pair_undec
     """A moving camera's clip is first read without its cuts; when its pair needs them (no stack view here) and they
     find no subject, the pair is undecided (no subject: 0.5, identity_similarity None), as when any read finds none,
     not compared on the deferred read."""
-    from sama_model.backends.lite import similarity
+    from sama_model.backends.lite import visual_similarity as similarity
     from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
 
     monkeypatch.setattr(similarity, "stack_view", lambda clip, window: None)

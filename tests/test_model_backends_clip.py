@@ -98,7 +98,7 @@ def test_missing_pretrained_weights_fail_fast(clips, monkeypatch):
 def test_motion_aspect_is_the_pixel_activity_profile_not_clip(clips):
     """aspect="motion" (when things move) is answered by the shared activity profile, so the paper
     profile's similarity tool can compare multi-view recordings too; other aspects stay CLIP cosine."""
-    from sama_model.backends.lite.activity import N_POINTS, activity_profile
+    from sama_model.backends.lite.motion.activity import N_POINTS, activity_profile
 
     sim = ClipVisualSimilarity(**OPTS)
     a, b = clips[0], clips[1]

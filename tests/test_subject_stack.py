@@ -1,13 +1,13 @@
-"""The subject read once from its aligned stack (:mod:`sama_model.backends.lite.subject_stack`): exact texture
+"""The subject read once from its aligned stack (:mod:`sama_model.backends.lite.identity.stack`): exact texture
 correlations of constructed views, rigid partners of constructed followed objects, the identity score that uses the
 stack views only where the cameras move, and the cut-out scene under a panning camera."""
 import numpy as np
 import pytest
 
-from sama_model.backends.lite import identity
-from sama_model.backends.lite import subject_stack as ss
-from sama_model.backends.lite.identity import IDENTITY_DIM, ROW_DIM
-from sama_model.backends.lite.mover_follow import Candidate
+from sama_model.backends.lite.identity import compare as identity
+from sama_model.backends.lite.identity import stack as ss
+from sama_model.backends.lite.identity.compare import IDENTITY_DIM, ROW_DIM
+from sama_model.backends.lite.movers.follow import Candidate
 
 V = ss.VIEW
 

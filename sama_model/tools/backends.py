@@ -15,14 +15,14 @@ TOOL_NAMES: tuple[str, ...] = ("video_reader", "temporal_grounding", "scene_grap
 
 _LAZY: dict[tuple[str, str], str] = {
     # offline, classical vision + the packaged MiniLM sentence model
-    ("video_reader", "lite"): "sama_model.backends.lite.reader:LiteVideoReader",
-    ("temporal_grounding", "lite"): "sama_model.backends.lite.grounding:LiteTemporalGrounding",
+    ("video_reader", "lite"): "sama_model.backends.lite.video_reader:LiteVideoReader",
+    ("temporal_grounding", "lite"): "sama_model.backends.lite.temporal_grounding:LiteTemporalGrounding",
     ("scene_graph", "lite"): "sama_model.backends.lite.scene_graph:LiteSceneGraph",
-    ("object_tracker", "lite"): "sama_model.backends.lite.tracker:LiteObjectTracker",
-    ("visual_similarity", "lite"): "sama_model.backends.lite.similarity:LiteVisualSimilarity",
-    ("subtitle_retriever", "lite"): "sama_model.backends.lite.subtitles:MiniLMSubtitleRetriever",
-    ("motion_analyzer", "lite"): "sama_model.backends.lite.motion:LiteMotionAnalyzer",
-    ("manipulation_detector", "lite"): "sama_model.backends.lite.forensics:LiteManipulationDetector",
+    ("object_tracker", "lite"): "sama_model.backends.lite.object_tracker:LiteObjectTracker",
+    ("visual_similarity", "lite"): "sama_model.backends.lite.visual_similarity:LiteVisualSimilarity",
+    ("subtitle_retriever", "lite"): "sama_model.backends.lite.subtitle_retriever:MiniLMSubtitleRetriever",
+    ("motion_analyzer", "lite"): "sama_model.backends.lite.motion_analyzer:LiteMotionAnalyzer",
+    ("manipulation_detector", "lite"): "sama_model.backends.lite.manipulation_detector:LiteManipulationDetector",
     # the paper's models
     ("video_reader", "transformers"): "sama_model.backends.models.vlm_reader:TransformersVideoReader",
     ("video_reader", "endpoint"): "sama_model.backends.models.endpoint_reader:EndpointVideoReader",

@@ -69,7 +69,7 @@ class ObjectTrackerBackend(Protocol):
          "counts": {label: unique track count}, "max_per_frame": {label: int}}
 
     Optional: ``"graded_count"`` (float), a count of moving objects with its doubt kept as a fraction
-    (the lite backend's, see :func:`sama_model.backends.lite.mover_count.followed_grade`); the
+    (the lite backend's, see :func:`sama_model.backends.lite.movers.count.followed_grade`); the
     CNT policy breaks ties of the counts with it.
     ``"count_probabilities"`` (list of floats), each followed object's probability of being one that
     moves on its own (the lite backend's); the CNT policy then picks the candidate most likely to meet

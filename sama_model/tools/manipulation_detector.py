@@ -1,7 +1,7 @@
 """manipulation_detector: evidence that part of a video was edited after recording (forensics).
 
 Beyond the paper's six tools, like motion_analyzer; the offline profile serves it with the lite
-backend (classical cues, no weights: :mod:`sama_model.backends.lite.forensics`). Only questions
+backend (classical cues, no weights: :mod:`sama_model.backends.lite.manipulation_detector`). Only questions
 about manipulation call it (the FD procedure of the temporal_grounding skill).
 """
 from __future__ import annotations

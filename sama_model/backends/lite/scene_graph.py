@@ -14,9 +14,9 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import Window, median_int, parse_query, window_indices, window_span
-from .mover_count import is_generic, mover_counts
-from .segmentation import Segment, Segmenter, box_iou, segment_indices
+from .shared.frame_memo import Window, median_int, parse_query, window_indices, window_span
+from .movers.count import is_generic, mover_counts
+from .perception.segmentation import Segment, Segmenter, box_iou, segment_indices
 
 
 def relation(a: Segment, b: Segment) -> str:

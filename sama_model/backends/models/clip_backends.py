@@ -22,7 +22,7 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip, uniform_indices
 
-from ..lite.similarity import LiteVisualSimilarity
+from ..lite.visual_similarity import LiteVisualSimilarity
 from ._common import change_points, cos_to_unit, spans_from_scores, window_bounds
 from ._runtime import (MODELS, MissingWeightsError, SharedModels, hub_offline, import_or_explain, looks_local,
                        select_device, select_dtype)

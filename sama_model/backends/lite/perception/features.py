@@ -18,7 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .common import resize_max
+from ..shared.frame_memo import resize_max
 
 _SIDE = 128
 

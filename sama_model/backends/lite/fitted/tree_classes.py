@@ -1,7 +1,7 @@
 """A boosted tree ensemble over named measures, stored as JSON: one probability of "yes" per row.
 
-Why beside :mod:`.linear_classes`: whether a followed candidate is an object moving on its own
-(:mod:`.mover_follow`) turns on measures that interact (a steady follow means an object on a still
+Why beside :mod:`.fitted.linear_classes`: whether a followed candidate is an object moving on its own
+(:mod:`.movers.follow`) turns on measures that interact (a steady follow means an object on a still
 plate, but a background patch under a hand-held camera follows as steadily), which a linear score
 over the same measures separated worse (real-footage composite, fitting seeds, leave one seed out:
 counts exact 77 % against 82 %). The ensemble is fitted by a script in ``benchmarks/`` with

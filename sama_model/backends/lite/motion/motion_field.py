@@ -1,6 +1,6 @@
 """The main mover's action read from dense optical flow, with no discrete choice for noise to flip.
 
-Why: the texture-following actor (:mod:`.actor`) is a chain of choices (which corners the camera
+Why: the texture-following actor (:mod:`.movers.actor`) is a chain of choices (which corners the camera
 fit takes, which mover seeds the follow, which turn and size each step keeps, which naming
 threshold a measure crosses), and codec noise moves each of them: ±1 grey level of noise, a
 quarter of a CRF step, moved its names in a fifth of the real-footage composite's AM videos. Here
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import ClassVar
 
 import cv2
@@ -39,9 +38,10 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import FRAME_MEMO, Window, grey_small, window_indices
+from ..shared.frame_memo import FRAME_MEMO, Window, grey_small, window_indices
 from .flow import dense_flow
-from .linear_classes import LinearClasses
+from ..fitted.linear_classes import LinearClasses
+from ..fitted import FITTED_DIR
 
 FIELD_FRAMES = 48  # sampled frames at most: 3 s at 10 fps is read whole (a shake at 3 Hz needs every frame)
 FIELD_SIDE = 128  # the flow is read on a grey copy this wide (a 50-px cut-out of a 320-px clip is 20 px here)
@@ -317,7 +317,7 @@ def describe(f: Field) -> dict[str, float]:
 
 #: measures compared on a log scale (rates and sizes that span decades)
 LOG_MEASURES = frozenset({"speed", "extent", "vturn", "spin", "grow_rms", "tex_grow_rms", "travel", "aniso"})
-CLASSES_FILE = Path(__file__).with_name("motion_classes.json")
+CLASSES_FILE = FITTED_DIR / "motion_classes.json"
 
 
 @dataclass(frozen=True)
@@ -333,7 +333,7 @@ class MotionClasses(LinearClasses):
 
 @lru_cache(maxsize=1)
 def motion_classes() -> MotionClasses:
-    """The shipped discriminant (``motion_classes.json`` beside this module)."""
+    """The shipped discriminant (``fitted/motion_classes.json``)."""
     return MotionClasses.load(CLASSES_FILE)
 
 

@@ -1,6 +1,6 @@
 """LiteMotionAnalyzer: camera motion trends, object motion patterns, and clip continuity.
 
-Camera conventions (see :mod:`.flow`): ``pan_left`` means the camera turns/moves left, so the
+Camera conventions (see :mod:`.motion.flow`): ``pan_left`` means the camera turns/moves left, so the
 scene content moves RIGHT in the image; ``pan_right`` the opposite; ``tilt_up`` means the
 camera turns up so content moves DOWN; ``zoom_in`` means content grows. Rates are per second:
 pan in frame widths, tilt in frame heights, zoom in log-scale.
@@ -24,20 +24,20 @@ from scipy.optimize import linear_sum_assignment
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .actor import motion_actor
-from .common import (
+from .movers.actor import motion_actor
+from .shared.frame_memo import (
     FRAME_MEMO,
     Window,
     grey_small,
     window_indices,
     window_span,
 )
-from .features import content_embedding
-from .flow import GlobalMotion, camera_terms, global_motion
-from .motion_field import mover_action
-from .segmentation import Segmenter, segment_indices
-from .tracker import LiteObjectTracker
-from .trajectory import classify_track
+from .perception.features import content_embedding
+from .motion.flow import GlobalMotion, camera_terms, global_motion
+from .motion.motion_field import mover_action
+from .perception.segmentation import Segmenter, segment_indices
+from .object_tracker import LiteObjectTracker
+from .motion.trajectory import classify_track
 
 _FLOW_SIDE = 160
 #: frames of the window the analyser's tracker segments, the costliest part of a call (~13 ms a frame at
@@ -48,7 +48,7 @@ _FLOW_SIDE = 160
 #: 71 of MVX-Synth seed 0's 100 at both. AM's answers read data["mover"], which reads every frame.
 MOTION_TRACK_FRAMES = 16
 #: the analyser's tracker links an object left unmatched to a track left unmatched within this many
-#: object sizes (:func:`.tracker.associate`'s ``rescue_gate``; the first matching's gate is 2.5): with
+#: object sizes (:func:`.object_tracker.associate`'s ``rescue_gate``; the first matching's gate is 2.5): with
 #: every second frame a ball bouncing at 35 px a frame jumps ~3.3 sizes at its floor
 MOTION_RESCUE_GATE = 4.0
 
@@ -82,11 +82,11 @@ class LiteMotionAnalyzer:
     """Options: ``max_frames`` (frames of the window analysed), ``segments`` (camera sub-windows),
     ``pan_threshold``/``tilt_threshold`` (frame sizes per second), ``zoom_threshold`` (log-scale
     per second), ``tracker`` options prefixed ``track_``, ``mover`` (report the main mover's action
-    read from dense flow, :func:`.motion_field.mover_action`, as data["mover"]: what AM compares),
-    ``actor`` (also report the main actor followed by its texture, :func:`.actor.motion_actor`, as
+    read from dense flow, :func:`.motion.motion_field.mover_action`, as data["mover"]: what AM compares),
+    ``actor`` (also report the main actor followed by its texture, :func:`.movers.actor.motion_actor`, as
     data["actor"]; off by default since AM reads data["mover"]: its chain of choices moved with codec
     noise, and it cost ~0.25 s a call). Forensics is its own tool (``manipulation_detector``,
-    :mod:`.forensics`)."""
+    :mod:`.manipulation_detector`)."""
 
     def __init__(
         self,

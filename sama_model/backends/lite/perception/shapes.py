@@ -1,7 +1,7 @@
 """Shape names of object outlines: a fitted linear classifier over fills, outline harmonics and holes.
 
 Why a module of its own: naming a shape is asked only by questions about shapes, and the motion
-foreground (:mod:`.movers`) names shapes without the colour segmenter. Why fitted: MVX-Synth's
+foreground (:mod:`.movers.regions`) names shapes without the colour segmenter. Why fitted: MVX-Synth's
 shapes are 14-22 px across, and cut-offs on vertex counts and fills named the same square a
 square at CRF 20 and a pentagon or a blob at CRF 30 (``benchmarks/fit_shape_classes.py`` fits and
 checks the classifier on labelled clips at both qualities).
@@ -10,12 +10,12 @@ checks the classifier on labelled clips at both qualities).
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from .linear_classes import LinearClasses
+from ..fitted.linear_classes import LinearClasses
+from ..fitted import FITTED_DIR
 
 
 def _central_hole(filled: np.ndarray, raw: np.ndarray) -> float:
@@ -36,7 +36,7 @@ def _central_hole(filled: np.ndarray, raw: np.ndarray) -> float:
 #: outline harmonics measured: a shape with n-fold symmetry puts its outline's energy at 1 - n and
 #: 1 + n (a square at -3 and 5, a triangle at -2 and 4, a star at -4 and 6, a hexagon at -5 and 7)
 HARMONICS = (-6, -5, -4, -3, -2, -1, 2, 3, 4, 5, 6, 7)
-CLASSES_FILE = Path(__file__).with_name("shape_classes.json")
+CLASSES_FILE = FITTED_DIR / "shape_classes.json"
 #: a square or circle this elongated (min-area rectangle's sides) is named rectangle or ellipse
 ELONGATED = 1.3
 
@@ -89,7 +89,7 @@ def outline_measures(contour: np.ndarray, hole: float = 0.0) -> dict[str, float]
 
 @lru_cache(maxsize=1)
 def shape_classes() -> LinearClasses:
-    """The shipped namer (``shape_classes.json`` beside this module, fitted by
+    """The shipped namer (``fitted/shape_classes.json``, fitted by
     ``benchmarks/fit_shape_classes.py``; its ``fitted_on`` says on what)."""
     return LinearClasses.load(CLASSES_FILE)
 

@@ -1,8 +1,8 @@
 """A linear classifier over named measures, stored as JSON: standardised measures, class scores
 ``W z + b``, probabilities by their softmax.
 
-Why one class: the motion analyzer's action names (:mod:`.motion_field`) and the shape namer
-(:mod:`.shapes`) both turn a handful of measures of pixels into a class name with weights fitted by a
+Why one class: the motion analyzer's action names (:mod:`.motion.motion_field`) and the shape namer
+(:mod:`.perception.shapes`) both turn a handful of measures of pixels into a class name with weights fitted by a
 script in ``benchmarks/``; each JSON file says in ``fitted_on`` what it was fitted on.
 """
 

@@ -1,12 +1,12 @@
 """The main mover's look, read once from all its frames: followed by its appearance, aligned, median-stacked, cut.
 
-Why: re-identification under a moving camera (:mod:`.identity`) cut the subject out of each of 12 frames on its own
+Why: re-identification under a moving camera (:mod:`.identity.compare`) cut the subject out of each of 12 frames on its own
 (a flow box, then GrabCut), so one codec's noise could move a box, drop a dark part or cut a stray piece, and a
 verdict read from those cuts flipped with a re-encoding in about 10 % of the real-footage composite's held-out pairs.
 A pasted photograph, a person or a car looks the same from frame to frame, so:
 
 1. **Follow** (:func:`subject_stack`): the most probable object of the count's followed candidates
-   (:func:`.mover_count.count_candidates`, :func:`.mover_follow.heads`, shared with the count and memoised per clip)
+   (:func:`.movers.count.count_candidates`, :func:`.movers.follow.heads`, shared with the count and memoised per clip)
    gives the subject's centre in each sampled frame it was followed through.
 2. **Stack**: a square window around that centre in every such frame (:data:`WINDOW_SIZES` of its size, at least
    :data:`WINDOW_FRAME` of the frame; its size at least its extent in the aligned foreground,
@@ -24,9 +24,9 @@ Measured with ``benchmarks/identity_stability.py`` (the tool's own path) on the 
 CRF 20 and 30; right at each CRF, verdicts flipped): fitting seeds 1, 3, 4, 7, 8, 9 (240 pairs, where the two weights
 were fitted) 224 / 215, 11 -> 232 / 230, 4; held-out seeds 95, 96, 97 (120 pairs) 109 / 105, 6 -> 112 / 111, 3.
 Limits: MVX-Synth's flat figures seen from another viewpoint and light do not keep their texture (its RID read this
-way: 53 of 100, chance), so :mod:`.identity` uses this score only where a camera clearly moves
-(:data:`.identity.STACK_MOVING_PX`; MVX-Synth's default cameras never do), and reads a clip's stack only for such
-a pair (:func:`.identity.stack_reads`). Following the count's candidates is most of the cost: a stack of a 3-s 224-px
+way: 53 of 100, chance), so :mod:`.identity.compare` uses this score only where a camera clearly moves
+(:data:`.identity.compare.STACK_MOVING_PX`; MVX-Synth's default cameras never do), and reads a clip's stack only for such
+a pair (:func:`.identity.compare.stack_reads`). Following the count's candidates is most of the cost: a stack of a 3-s 224-px
 clip costs about 0.35 s CPU (``real_footage_tools.py``: an identity read of the still slate 0.17 s before the stack,
 0.50 s when every clip read one, 0.16 s now that two still cameras read none). The
 follower can take another mover for the subject (a turning globe's rim), and GrabCut can drop a dark part of the
@@ -40,9 +40,9 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import Window, median_u8, order_stats
-from .mover_count import COUNT_FLOORS, count_candidates, count_reads
-from .mover_follow import Candidate, heads
+from ..shared.frame_memo import Window, median_u8, order_stats
+from ..movers.count import COUNT_FLOORS, count_candidates, count_reads
+from ..movers.follow import Candidate, heads
 
 #: the window's half side in the subject's sizes (a followed template's size is often a part of the subject, so the
 #: window is wide) and, at least, this share of the frame's shorter side
@@ -58,7 +58,7 @@ WINDOW_FRAME = 0.3
 #: cap of 4 the same); checked on seeds 110-115 (100 pairs): 94 / 95, 5 -> 97 / 95, 2
 FOREGROUND_SHARE = 0.5
 EXTENT_CAP = 2.5
-#: the subject must be this probable (the count's ensemble, :mod:`.mover_follow`) for a stack to be read
+#: the subject must be this probable (the count's ensemble, :mod:`.movers.follow`) for a stack to be read
 MIN_PROBABILITY = 0.5
 #: another followed object at least this probable whose offset from the subject stays within RIGID of their sizes
 #: (median over common frames), no farther than two sizes away, is a part of the subject (its square is probably
@@ -154,7 +154,7 @@ def _spread(crops: np.ndarray) -> np.ndarray:
 
 
 def _median(stack: np.ndarray) -> np.ndarray:
-    """``np.median(stack, axis=0)`` of a float32 stack, the same values, by :func:`.common.order_stats` (numpy's
+    """``np.median(stack, axis=0)`` of a float32 stack, the same values, by :func:`.shared.frame_memo.order_stats` (numpy's
     lane-by-lane partition along the stacking axis cost a stack view about a tenth of its time)."""
     n = len(stack)
     rows = [np.array(stack[k], np.float32) for k in range(n)]
@@ -167,7 +167,7 @@ def _median(stack: np.ndarray) -> np.ndarray:
 def _median_image(crops: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """The stack's per-pixel median (uint8) over the frames that see the pixel, 0 where none does: bit for bit
     ``np.nanmedian`` of the seen values, truncated. Pixels every frame sees (most of a window) take
-    :func:`.common.median_u8`; only the rest pay for ``np.nanmedian``'s masked path (a third of a stack view's time
+    :func:`.shared.frame_memo.median_u8`; only the rest pay for ``np.nanmedian``'s masked path (a third of a stack view's time
     when it read every pixel)."""
     full = seen.all(axis=0)
     part = seen.any(axis=0) & ~full
@@ -229,9 +229,9 @@ def stack_view(clip: VideoClip, window: Window = (None, None)) -> np.ndarray | N
 
 def stack_texture(a: np.ndarray, b: np.ndarray) -> float:
     """The best texture correlation of two stack views (:func:`stack_view` rows) over shifts of up to
-    :data:`SHIFT` view pixels: :func:`.identity.texture_correlations` of the overlapping parts (pixels both cover
+    :data:`SHIFT` view pixels: :func:`.identity.compare.texture_correlations` of the overlapping parts (pixels both cover
     more than half, L weighted 1 and a, b 1/2 each)."""
-    from .identity import texture_correlations  # (at call time: identity imports this module)
+    from .compare import texture_correlations  # (at call time: identity imports this module)
 
     views = []
     for row in (a, b):

@@ -1,6 +1,6 @@
 """LiteObjectTracker: segmented objects associated across frames into identity-stable tracks.
 
-Each frame's objects (from :mod:`.segmentation`) are matched to existing tracks with the
+Each frame's objects (from :mod:`.perception.segmentation`) are matched to existing tracks with the
 Hungarian algorithm on a cost mixing predicted-centroid distance (constant-velocity prediction,
 so a panning camera does not break tracks), box IoU, size change and colour difference; tracks
 survive short gaps (occlusion, a missed detection). Unique counts are the number of tracks of
@@ -18,8 +18,8 @@ from scipy.optimize import linear_sum_assignment
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import TRACK_FRAMES, Query, Window, parse_query, window_indices, window_span
-from .segmentation import Segment, Segmenter, box_iou, segment_indices
+from .shared.frame_memo import TRACK_FRAMES, Query, Window, parse_query, window_indices, window_span
+from .perception.segmentation import Segment, Segmenter, box_iou, segment_indices
 
 _BIG = 1e6
 
@@ -208,7 +208,7 @@ class LiteObjectTracker:
 
     # -- contract ------------------------------------------------------------------------------
     def track(self, clip: VideoClip, query: str = "", window: Window = (None, None)) -> dict:
-        from .mover_count import is_generic, mover_counts  # movers builds on this module's association
+        from .movers.count import is_generic, mover_counts  # movers builds on this module's association
 
         q = parse_query(query)
         if is_generic(q):  # things named without colour or shape: objects moving on their own

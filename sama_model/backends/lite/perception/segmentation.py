@@ -6,8 +6,8 @@ Per frame we estimate the large-scale background with a coarse median, keep pixe
 locally flat *and* far (in Lab) from that background, fill each component's outline (large
 objects whose centre was absorbed by the median come back whole), then re-grow the mask by
 colour similarity so anti-aliased edges are included. Each object gets a colour name from a
-small HSV palette (:mod:`.colours`) and a shape name from circularity / polygon vertices /
-solidity (:mod:`.shapes`).
+small HSV palette (:mod:`.perception.colours`) and a shape name from circularity / polygon vertices /
+solidity (:mod:`.perception.shapes`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from .colours import dominant_colors
-from .common import FRAME_MEMO, fast_median, resize_max
+from ..shared.frame_memo import FRAME_MEMO, fast_median, resize_max
 from .shapes import _central_hole, classify_shape
 
 

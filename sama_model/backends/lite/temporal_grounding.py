@@ -18,8 +18,8 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import FRAME_MEMO, TRACK_FRAMES, Query, Window, parse_query, resize_max, window_span
-from .tracker import LiteObjectTracker, Track
+from .shared.frame_memo import FRAME_MEMO, TRACK_FRAMES, Query, Window, parse_query, resize_max, window_span
+from .object_tracker import LiteObjectTracker, Track
 
 
 def _hist(frame: np.ndarray) -> np.ndarray:

@@ -14,12 +14,12 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import TRACK_FRAMES, Query, Window, median_int, parse_query, window_indices, window_span
-from .features import style_stats
-from .motion import LiteMotionAnalyzer
-from .mover_count import is_generic, mover_counts
-from .colours import dominant_color, palette
-from .segmentation import Segment, segment_indices
+from .shared.frame_memo import TRACK_FRAMES, Query, Window, median_int, parse_query, window_indices, window_span
+from .perception.features import style_stats
+from .motion_analyzer import LiteMotionAnalyzer
+from .movers.count import is_generic, mover_counts
+from .perception.colours import dominant_color, palette
+from .perception.segmentation import Segment, segment_indices
 
 
 def _plural(n: int, word: str) -> str:

@@ -3,17 +3,17 @@
 One scoring rule per aspect, shared by the ``visual_similarity`` tool (which embeds each video
 once and calls :meth:`LiteVisualSimilarity.compare_embeddings`) and :meth:`compare`:
 
-* ``content``: frame embeddings from :mod:`.features` (layout + hashes robust to re-encoding and
+* ``content``: frame embeddings from :mod:`.perception.features` (layout + hashes robust to re-encoding and
   colour shifts); the score is the cosine of the two windows' mean embeddings clipped to [0, 1]
   (:func:`sama_model.tools.visual_similarity.default_compare`), with each frame's best match.
 * ``style``: palette/texture/line statistics independent of layout, damped by the distance of the
   rendering marks (overlays, outlines, shading, banding; see :func:`style_scores`).
-* ``identity`` (see :mod:`.identity`): the main moving subject's appearance layout (the segmented
+* ``identity`` (see :mod:`.identity.compare`): the main moving subject's appearance layout (the segmented
   subject's colours relative to its own median, on an upright grid, one row per frame), for
   re-identification across cameras, backgrounds and lighting: ``score`` is calibrated so >= 0.5
   means "same individual"; ``identity_similarity`` is exp(-median best-match distance / 20) (None
   if no subject found).
-* ``motion`` (see :mod:`.activity`): *when* things move, the correlation of the two windows'
+* ``motion`` (see :mod:`.motion.activity`): *when* things move, the correlation of the two windows'
   activity profiles, robust to viewpoint and sensor (RGB, depth, edges, thermal), for
   synchronised recordings of one event; ``score`` is the correlation clipped to [0, 1].
 """
@@ -24,12 +24,12 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import FRAME_MEMO, Window, window_indices, window_span
-from .features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
-from .activity import N_POINTS, activity_profile, profile_correlation
-from .identity import (ROW_DIM, both_reads, cut_descriptor, cut_reads, identity_descriptor, identity_result,
+from .shared.frame_memo import FRAME_MEMO, Window, window_indices, window_span
+from .perception.features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
+from .motion.activity import N_POINTS, activity_profile, profile_correlation
+from .identity.compare import (ROW_DIM, both_reads, cut_descriptor, cut_reads, identity_descriptor, identity_result,
                        moving_rereads, stack_reads, subject_locations, with_stack)
-from .subject_stack import stack_view
+from .identity.stack import stack_view
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
 #: MVX-Synth ART (default difficulty, seed 0)
@@ -66,13 +66,13 @@ def _motion_result(corr: float | None) -> dict:
 #: way (:meth:`LiteVisualSimilarity.pair_aspects` asks for it)
 MOVING_IDENTITY = "identity-moving"
 #: ... and both ways, its own (still) read's rows then the moving read's, for a pair near the still-and-moving
-#: gate (:func:`.identity.near_gate`), whose result also gives the other side's score
+#: gate (:func:`.identity.compare.near_gate`), whose result also gives the other side's score
 BOTH_IDENTITY = "identity-both"
-#: ... and its own read with the subject's stack view (:func:`.identity.with_stack`), for a pair whose camera moves
-#: (:func:`.identity.stack_reads`); a moving camera's own read defers its per-frame cuts
-#: (:data:`.identity.DEFERRED_PATH`)
+#: ... and its own read with the subject's stack view (:func:`.identity.compare.with_stack`), for a pair whose camera moves
+#: (:func:`.identity.compare.stack_reads`); a moving camera's own read defers its per-frame cuts
+#: (:data:`.identity.compare.DEFERRED_PATH`)
 STACKED_IDENTITY = "identity-stacked"
-#: ... and with its per-frame cuts too, for a pair that needs them (:func:`.identity.cut_reads`)
+#: ... and with its per-frame cuts too, for a pair that needs them (:func:`.identity.compare.cut_reads`)
 CUT_IDENTITY = "identity-cut"
 
 
@@ -86,7 +86,7 @@ class LiteVisualSimilarity:
                   cuts: bool = False) -> np.ndarray | None:
         """The clip's identity rows (memoised per clip and window; the subject's locations once for every read):
         ``moving_path`` read the moving camera's way; ``stacked`` with the stack view (memoised apart); ``cuts``
-        with a moving camera's per-frame cuts (else deferred, :data:`.identity.DEFERRED_PATH`)."""
+        with a moving camera's per-frame cuts (else deferred, :data:`.identity.compare.DEFERRED_PATH`)."""
         idx = window_indices(clip, window, 32)
         start, key = int(idx[0]) if len(idx) else 0, (int(len(idx)), int(idx[-1]) if len(idx) else -1)
         located = (FRAME_MEMO.get(clip.frames, start, ("identity-located", *key),
@@ -112,7 +112,7 @@ class LiteVisualSimilarity:
     def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray:
         """[n, d] L2-normalised frame embeddings of up to ``n_frames`` frames of the window
         (``identity``: the subject's layout grid per frame where found, a moving camera's deferred to one row
-        (:data:`.identity.DEFERRED_PATH`); one zero row if none)."""
+        (:data:`.identity.compare.DEFERRED_PATH`); one zero row if none)."""
         if aspect == BOTH_IDENTITY:
             reads = [d for d in (self._identity(clip, window), self._identity(clip, window, moving_path=True))
                      if d is not None]
@@ -135,11 +135,11 @@ class LiteVisualSimilarity:
     def pair_aspects(self, ea: np.ndarray, eb: np.ndarray, aspect: str) -> tuple[str, str]:
         """The aspect each side must be embedded under before the two are compared (the tool asks again with the
         new embeddings until nothing new is asked): for ``identity``, both sides' stack views first where a camera
-        moves (:data:`STACKED_IDENTITY`, :func:`.identity.stack_reads`); then a moving camera's deferred cuts where
-        the pair needs them (:data:`CUT_IDENTITY`, :func:`.identity.cut_reads`), and a still camera's clip paired
+        moves (:data:`STACKED_IDENTITY`, :func:`.identity.compare.stack_reads`); then a moving camera's deferred cuts where
+        the pair needs them (:data:`CUT_IDENTITY`, :func:`.identity.compare.cut_reads`), and a still camera's clip paired
         with a clearly moving one is read again the moving camera's way (:data:`MOVING_IDENTITY`,
-        :func:`.identity.moving_rereads`), or both ways when the pair lies near that gate (:data:`BOTH_IDENTITY`,
-        :func:`.identity.both_reads`); every other pair as given."""
+        :func:`.identity.compare.moving_rereads`), or both ways when the pair lies near that gate (:data:`BOTH_IDENTITY`,
+        :func:`.identity.compare.both_reads`); every other pair as given."""
         if aspect != "identity":
             return aspect, aspect
         a, b = (None if not np.asarray(e).any() else e for e in (ea, eb))

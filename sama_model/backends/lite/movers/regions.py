@@ -23,7 +23,7 @@ the frames a tool needs, not by the clip's length or resolution:
    removed).
 
 How many objects move (the counts a generic count query gets) is decided on top of this, in
-:mod:`.mover_count`; the AM actor (:mod:`.actor`) follows the largest persistent mover.
+:mod:`.movers.count`; the AM actor (:mod:`.movers.actor`) follows the largest persistent mover.
 
 Colour and shape names are computed for each region (cheaply, from its pixels and outline) and
 used only when a query asks for them. Constants of steps 1-3 were fitted on the real-footage
@@ -40,12 +40,12 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import FRAME_MEMO, Window, fast_median, median_u8, order_stats, resize_max, window_indices
-from .flow import fit_similarity
-from .colours import dominant_color
-from .segmentation import Segment
-from .shapes import classify_shape
-from .tracker import Track, associate
+from ..shared.frame_memo import FRAME_MEMO, Window, fast_median, median_u8, order_stats, resize_max, window_indices
+from ..motion.flow import fit_similarity
+from ..perception.colours import dominant_color
+from ..perception.segmentation import Segment
+from ..perception.shapes import classify_shape
+from ..object_tracker import Track, associate
 
 MOVER_SIDE = 160
 MOVER_FRAMES = 24  # sampled frames per window: 3 s at 8 fps; a longer window is thinned, never read whole
@@ -455,7 +455,7 @@ def foreground_masks(clip: VideoClip, idx: np.ndarray, maps: list[np.ndarray], l
 
     With ``core`` > 1 (hysteresis), a connected part of the foreground is kept only when it holds a
     pixel above ``core`` x ``floor`` (the same test at the higher floor): an object's extent is read
-    at the floor, its existence at a higher one (see :data:`.mover_count.COUNT_CORE`).
+    at the floor, its existence at a higher one (see :data:`.movers.count.COUNT_CORE`).
     """
     fgs, oks = _background_diff(clip, idx, maps, floor)
     strong = _background_diff(clip, idx, maps, core * floor)[0] if core > 1 else [None] * len(idx)

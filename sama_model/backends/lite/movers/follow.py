@@ -1,6 +1,6 @@
 """How many objects move on their own, counted by following each candidate's own appearance.
 
-Why: :mod:`.mover_count`'s regions come from a median background model, and their count moved with a
+Why: :mod:`.movers.count`'s regions come from a median background model, and their count moved with a
 re-encoding in about 18 % of the real-footage composite's videos. Its losses were two touching cut-outs
 read as one region and a slow cut-out the median holds for most of the clip (``benchmarks/count_misses.py``).
 A pasted photograph, a person or a car looks the same from frame to frame, so once a region shows it
@@ -8,13 +8,13 @@ in one frame, its look can be followed through the others by normalised cross-co
 background model sees it there or not, and two touching objects keep their own paths.
 
 1. Candidates (:func:`followed`): every region track of the count's foreground floors (those that read
-   the regions, :data:`.mover_count.COUNT_FLOORS`) is seeded at three of its frames (its regions of the
+   the regions, :data:`.movers.count.COUNT_FLOORS`) is seeded at three of its frames (its regions of the
    quartile areas); the middle of each region's box (:data:`SHRINK`) is the template (a flat-coloured
    region's whole box and a rim, :data:`OUTLINE`), followed forward and back through the sampled frames
    (:func:`follow`) while it matches (:data:`MIN_MATCH`).
 2. Each followed path is measured (:data:`MEASURES`): how far it travels in the scene, how well and how
    long it matches, how much of it lies on the foreground, how many other candidates run along it, ...
-3. A fitted tree ensemble (``follow_classes.json``, :class:`.tree_classes.TreeClasses`) gives each
+3. A fitted tree ensemble (``follow_classes.json``, :class:`.fitted.tree_classes.TreeClasses`) gives each
    candidate the probability that it is an object moving on its own; the most probable are kept, one
    per object (:func:`heads`: a candidate whose scene path runs within :data:`SAME_OBJECT` of its size of
    a kept one is the same object), and the count is those at :data:`COUNT_PROBABILITY` or more.
@@ -27,18 +27,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 import cv2
 import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import FRAME_MEMO
-from .movers import Movers, _small
-from .tree_classes import TreeClasses
+from ..shared.frame_memo import FRAME_MEMO
+from .regions import Movers, _small
+from ..fitted.tree_classes import TreeClasses
+from ..fitted import FITTED_DIR
 
-CLASSES_FILE = Path(__file__).with_name("follow_classes.json")
+CLASSES_FILE = FITTED_DIR / "follow_classes.json"
 
 #: a template is the middle SHRINK of its region's box (the box's corners are the background's)
 SHRINK = 0.7

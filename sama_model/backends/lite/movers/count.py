@@ -1,15 +1,15 @@
 """How many objects move on their own: a count by following each object's look, and two estimates beside it.
 
-Why a module of its own: :mod:`.movers` finds what moves relative to the camera and the background (used by
+Why a module of its own: :mod:`.movers.regions` finds what moves relative to the camera and the background (used by
 the AM actor too); counting is a decision on top of it, with its own fitted constants.
 
-The count (:func:`mover_counts`, since 2026-12-06) is :mod:`.mover_follow`'s: templates seeded from the
+The count (:func:`mover_counts`, since 2026-12-06) is :mod:`.movers.follow`'s: templates seeded from the
 background model's regions at seven foreground floors (:data:`COUNT_FLOORS`, each with the hysteresis
 :data:`COUNT_CORE`) are followed by normalised cross-correlation through the clip, a fitted tree ensemble says
 which are objects moving on their own, and one per object is counted. Beside it, two independent estimates:
 
 1. **Background-model tracks** ("regions", the count until 2026-12-06): persistent tracks whose path *in the
-   scene* (camera removed, :func:`.movers.scene_path`) spans :data:`MIN_TRAVEL_SIZES` of their size (a
+   scene* (camera removed, :func:`.movers.regions.scene_path`) spans :data:`MIN_TRAVEL_SIZES` of their size (a
    rotating globe or waving grass moves in place) and that keep off the frame's edge (:func:`edge_share`:
    the background model's weak border); a floor's reading is the most such tracks alive at once
    (:func:`most_at_once`: an object lost and found again is one object), the estimate the largest reading
@@ -36,12 +36,12 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from ...grouping import linked_groups
-from .colours import dominant_color
-from .common import FRAME_MEMO, Query, Window
-from .mover_follow import COUNT_PROBABILITY, Candidate, followed, heads
-from .movers import MIN_TRACK_SHARE, MOVER_FRAMES, Movers, small_grey, movers, scene_path
-from .tracker import Track
+from ....grouping import linked_groups
+from ..perception.colours import dominant_color
+from ..shared.frame_memo import FRAME_MEMO, Query, Window
+from .follow import COUNT_PROBABILITY, Candidate, followed, heads
+from .regions import MIN_TRACK_SHARE, MOVER_FRAMES, Movers, small_grey, movers, scene_path
+from ..object_tracker import Track
 
 
 #: a counted mover's camera-compensated centroid path spans at least this many of its own sizes
@@ -294,7 +294,7 @@ HANDOVER_TRIM = 1
 
 
 def persistence_need(m: Movers) -> int:
-    """Sampled frames a counted track must be seen in (:data:`.movers.MIN_TRACK_SHARE` of the window, at least 3)."""
+    """Sampled frames a counted track must be seen in (:data:`.movers.regions.MIN_TRACK_SHARE` of the window, at least 3)."""
     return max(3, int(np.ceil(MIN_TRACK_SHARE * len(m.idx))))
 
 
@@ -323,7 +323,7 @@ def _region_count(m: Movers, width: int, height: int) -> int:
 
 
 #: the foreground floors (grey levels, 0-255) at which a count reads the background model's regions: seven,
-#: about evenly spaced in log from 10 to 26 (the motion actor's :data:`.movers.DIFF_FLOOR` is 22). The count
+#: about evenly spaced in log from 10 to 26 (the motion actor's :data:`.movers.regions.DIFF_FLOOR` is 22). The count
 #: is the largest that at least :data:`COUNT_AGREE` of them read (see :func:`agreed_count`).
 COUNT_FLOORS = (10.0, 12.0, 14.0, 16.0, 19.0, 22.0, 26.0)
 #: floors that must read a count for it to stand: 2, a count one floor alone reads is not trusted
@@ -362,12 +362,12 @@ COUNT_CORE = 1.5
 
 def count_reads(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict[float, Movers]:
     """The background model at each of :data:`COUNT_FLOORS` with the local test and :data:`COUNT_CORE` (each
-    memoised by :func:`.movers.movers`): what the count and ``benchmarks/fit_follow_classes.py`` read."""
+    memoised by :func:`.movers.regions.movers`): what the count and ``benchmarks/fit_follow_classes.py`` read."""
     return {f: movers(clip, window, max_frames, local=True, floor=f, core=COUNT_CORE) for f in COUNT_FLOORS}
 
 
 def count_candidates(clip: VideoClip, reads: dict[float, Movers]) -> list[Candidate]:
-    """:func:`.mover_follow.followed` over :func:`count_reads`, memoised per clip and sampled frames. Why:
+    """:func:`.movers.follow.followed` over :func:`count_reads`, memoised per clip and sampled frames. Why:
     ``object_tracker``, ``scene_graph`` and ``video_reader`` each count the same video for one question, and
     following its candidates is most of a count's cost (0.26 of 0.29 s CPU on a real-footage clip whose
     background models were already read)."""
@@ -378,7 +378,7 @@ def count_candidates(clip: VideoClip, reads: dict[float, Movers]) -> list[Candid
     return FRAME_MEMO.get(clip.frames, int(idx[0]), key, lambda _f: followed(clip, reads))
 
 
-#: a counted candidate whose probability lies within this of :data:`.mover_follow.COUNT_PROBABILITY` is near its
+#: a counted candidate whose probability lies within this of :data:`.movers.follow.COUNT_PROBABILITY` is near its
 #: threshold (the trace's ``near_threshold`` says "followed probability")
 PROBABILITY_MARGIN = 0.1
 #: followed objects at least this probable are listed in the result's ``probabilities`` (the background's many
@@ -389,7 +389,7 @@ LISTED_FROM = 0.05
 def mover_counts(clip: VideoClip, window: Window = (None, None), max_frames: int = MOVER_FRAMES) -> dict:
     """Count of objects moving on their own, with the tracks behind it (the tools' shared answer to a
     generic count): candidates seeded from the background model's regions at each of :data:`COUNT_FLOORS`
-    and followed by their own appearance through the clip (:mod:`.mover_follow`), one per object, those a
+    and followed by their own appearance through the clip (:mod:`.movers.follow`), one per object, those a
     fitted ensemble finds likely enough to be objects moving on their own. Every floor reads the foreground
     with the local test (``movers(local=True)``): a cut-out that moves slowly, about one of its sizes in 3 s,
     stays over its middle for most of the clip, so the median background holds it; it still differs from its

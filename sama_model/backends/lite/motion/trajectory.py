@@ -3,7 +3,7 @@ pulsing, growing, shrinking, static or irregular.
 
 Trajectory shapes are told apart by fitting waveforms to the path minus its constant-velocity line
 (see :func:`_oscillation_kind`), which holds at 8 fps where a zig-zag's and a bounce's turns fall
-between frames. Camera translation is removed by the caller (:mod:`.motion`).
+between frames. Camera translation is removed by the caller (:mod:`.motion_analyzer`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rotation import SPIN_MIN_RATE, SPIN_SUPPORT, rotation_harmonics, spin_rate
-from .tracker import Track
+from ..object_tracker import Track
 
 
 def _circle_fit(c: np.ndarray) -> tuple[np.ndarray, float, float]:

@@ -1,13 +1,13 @@
 """The main actor of a clip found by how it moves, followed by its own texture, and its motion named.
 
 Why: on real footage the colour segmentation often takes a patch of textured background for the
-actor, and a mover's mask (:mod:`.movers`) is loose: a slow slide leaves a ghost in the median
+actor, and a mover's mask (:mod:`.movers.regions`) is loose: a slow slide leaves a ghost in the median
 background, an action in place is seen only where it changes. A cut-out, a photograph or a
 person is a textured thing that moves rigidly for a few frames, so it is followed best by its own
 texture. Steps:
 
 1. Seeds: the most actor-like persistent movers (:func:`actor_score`: size times persistence; those
-   along the frame's edge last, :data:`EDGE_SHARE`) of :func:`.movers.movers` with ``local=True``
+   along the frame's edge last, :data:`EDGE_SHARE`) of :func:`.movers.regions.movers` with ``local=True``
    (which also finds actions in place), each from a frame in the middle of the window
    (:func:`seed_point`), and the largest rigid group of moving corners (:func:`rigid_seed`) second.
    Of the seeds' follows, the first that stays on the motion foreground about as much as the best
@@ -19,7 +19,7 @@ texture. Steps:
    gives the actor's scene path, its angle (spinning) and its scale (pulsing) per frame.
 3. Name (:func:`followed_object`): the path, with the point followed moved to the actor's own
    centre (:func:`centre_path`), and the scale are named by the motion analyzer's rules
-   (:func:`.trajectory.classify_track`); a steady turn is spinning; a path that is one rotating
+   (:func:`.motion.trajectory.classify_track`); a steady turn is spinning; a path that is one rotating
    ellipse is orbiting and a fast small back-and-forth around a slow drift is shaking (the
    followed path keeps some of the camera's drift, which the trajectory rules read as travel).
 
@@ -27,7 +27,7 @@ Constants were fitted on the real-footage composite seeds 7, 1, 3, 4 and checked
 seed 0 (:mod:`mvx_tasks.real_composite`).
 
 Since 2026-12-04 the motion analyzer reports this actor only with ``actor=true``: AM compares the
-main mover read from dense flow (:mod:`.motion_field`), whose action changed with the codec in 3 %
+main mover read from dense flow (:mod:`.motion.motion_field`), whose action changed with the codec in 3 %
 of the fitting seeds' videos where this actor's names changed in 23 %.
 """
 
@@ -41,9 +41,9 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import FRAME_MEMO, Window, resize_max
-from .movers import MOVER_FRAMES, Movers, _warp, movers
-from .tracker import Track
+from ..shared.frame_memo import FRAME_MEMO, Window, resize_max
+from .regions import MOVER_FRAMES, Movers, _warp, movers
+from ..object_tracker import Track
 
 ROT_SIDE = 320  # the actor is followed at this resolution (a 50-pixel cut-out needs its texture)
 
@@ -321,7 +321,7 @@ def back_and_forth(t: np.ndarray, c: np.ndarray, size: float) -> tuple[float, fl
     """The path's fast back-and-forth around its slow trend (see :data:`SHAKE_FIT`): (direction
     reversals per second along the main axis of the path minus a quadratic in time, its rms in
     ``size`` units, the share a sine explains, that sine's rate in Hz)."""
-    from .trajectory import _waveform_fit
+    from ..motion.trajectory import _waveform_fit
 
     tt = t - t.mean()
     m = np.stack([np.ones_like(tt), tt, tt * tt], 1)
@@ -337,12 +337,12 @@ def back_and_forth(t: np.ndarray, c: np.ndarray, size: float) -> tuple[float, fl
 
 
 def followed_object(f: Followed) -> dict:
-    """Motion patterns of a followed actor (as :func:`.trajectory.classify_track` reports them):
+    """Motion patterns of a followed actor (as :func:`.motion.trajectory.classify_track` reports them):
     trajectory from its scene path (an orbit by its 2-D phase, :func:`rotating_fit`, and a shake by
     its fast back-and-forth, :func:`back_and_forth`, before the trajectory rules' name), pulsing/growing
     from its matched scale, spinning from its matched angle."""
-    from .segmentation import Segment
-    from .trajectory import PULSE_RANGE, SMALL_MOTION, classify_track
+    from ..perception.segmentation import Segment
+    from ..motion.trajectory import PULSE_RANGE, SMALL_MOTION, classify_track
 
     segs = [Segment(box=(0, 0, 0, 0), centroid=(float(c[0]), float(c[1])), area=float((2 * f.radius * z) ** 2),
                     color="", shape="", rgb=(0, 0, 0), circularity=0.0, solidity=1.0, vertices=0, aspect=1.0)
@@ -422,11 +422,11 @@ def seed_point(t: Track, n: int) -> tuple[int, np.ndarray, float]:
 
 def rigid_seed(clip: VideoClip, m: Movers) -> tuple[int, np.ndarray, float] | None:
     """A seed from the largest group of corners moving rigidly on their own
-    (:func:`.mover_count.rigid_groups`): the sampled frame where most of its corners are seen (the
+    (:func:`.movers.count.rigid_groups`): the sampled frame where most of its corners are seen (the
     one nearest the middle among ties), their mean and their farthest distance from it. Why: this
     evidence does not come from the background model, so it is not moved by the codec noise that
     splits or swells a mover's mask; it is tried second, after the most actor-like mover."""
-    from .mover_count import point_tracks, rigid_groups  # imports movers; kept local to stay light
+    from .count import point_tracks, rigid_groups  # imports movers; kept local to stay light
 
     groups = rigid_groups(point_tracks(clip, m))
     if not groups:
@@ -478,7 +478,7 @@ def actor_seeds(clip: VideoClip, m: Movers) -> Iterator[tuple[int | None, tuple[
 
 
 #: A followed actor should stay on the motion foreground: its share of followed steps whose point has
-#: foreground (:func:`.movers.foreground_masks`, ``local=True``) within half its seed radius. Why: a
+#: foreground (:func:`.movers.regions.foreground_masks`, ``local=True``) within half its seed radius. Why: a
 #: template seeded on a mover can lock onto the background texture beside it (the mover's mask is
 #: loose, the codec noise moves its centre) and is then followed just as confidently, by a still
 #: texture of the plate; the background model says where something moves on its own. Of the seeds'

@@ -4,7 +4,7 @@ Re-identification compares *one subject* across cameras, backgrounds, scales, vi
 lighting, so whole-frame similarity (dominated by the background) is no evidence. Steps:
 
 1. **Locate** (:func:`mover_boxes`): the main mover in each sampled frame, from dense flow to the
-   next frame with the camera's affine motion removed (as :mod:`.motion_field` reads it): where the
+   next frame with the camera's affine motion removed (as :mod:`.motion.motion_field` reads it): where the
    smoothed share of moving pixels peaks, the connected moving region. Under a still camera
    (:data:`CAMERA_STILL_PX`) the per-pixel temporal median is a background and :func:`subject_boxes`
    locates it as before: the moving component that is most *multi-coloured* (palette colours covering
@@ -43,10 +43,10 @@ lighting, so whole-frame similarity (dominated by the background) is no evidence
    (:func:`near_gate`) the result also gives the other side's score, so that a verdict a camera
    reading's small move would flip is marked in the trace.
 
-7. **The stack view, where a camera moves** (:mod:`.subject_stack`): each clip's descriptor also carries one
+7. **The stack view, where a camera moves** (:mod:`.identity.stack`): each clip's descriptor also carries one
    :data:`STACK_PATH` row, the subject's view read once from its aligned stack (followed by its look, median-stacked,
    cut once). When both clips carry one and a camera moves (any clearly moving camera, :data:`STACK_MOVING_PX`), the
-   score is the two views' texture correlation (:func:`.subject_stack.stack_score`) instead of step 6's. Issue 19:
+   score is the two views' texture correlation (:func:`.identity.stack.stack_score`) instead of step 6's. Issue 19:
    the per-frame locate-and-cut flipped about 10 % of held-out verdicts with a re-encoding.
 
 8. **Read lazily, pair by pair** (``LiteVisualSimilarity.pair_aspects``): a clip's first read locates the subject
@@ -67,9 +67,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .colours import _PALETTE, color_codes
-from .flow import dense_flow
-from .motion_field import (
+from ..perception.colours import _PALETTE, color_codes
+from ..motion.flow import dense_flow
+from ..motion.motion_field import (
     ENERGY_SIGMA,
     MOVING_PX,
     _edge_weight,
@@ -77,7 +77,7 @@ from .motion_field import (
     camera_affine,
     residual_flow,
 )
-from .subject_stack import STACK_DIM, STACK_WEIGHTS, VIEW as STACK_VIEW, stack_texture
+from .stack import STACK_DIM, STACK_WEIGHTS, VIEW as STACK_VIEW, stack_texture
 
 VIEW_W, VIEW_H = 32, 56  # the upright subject's box, resampled (a standing figure is ~1:1.8)
 LAYOUT_W, LAYOUT_H = 8, 14
@@ -109,8 +109,8 @@ TEXTURE_DIM = VIEW_W * VIEW_H * 4
 #: the unblurred cut (a still camera); MOVING_PATH: the flow locator and the blurred cut (a moving camera, and a
 #: still one paired with a clearly moving one, :func:`moving_rereads`)
 STILL_PATH, MOVING_PATH = 0.0, 1.0
-#: ... and STACK_PATH: the subject's view read once from its aligned stack (:mod:`.subject_stack`), one row after the
-#: clip's own rows: :data:`.subject_stack.STACK_DIM` values, zeros, the camera's motion and this path
+#: ... and STACK_PATH: the subject's view read once from its aligned stack (:mod:`.identity.stack`), one row after the
+#: clip's own rows: :data:`.identity.stack.STACK_DIM` values, zeros, the camera's motion and this path
 STACK_PATH = 2.0
 #: ... and DEFERRED_PATH: a moving camera's clip whose per-frame cuts are not read yet (:func:`identity_descriptor`
 #: with ``cuts=False``): one row of zeros but the camera's motion. Why: where both clips carry stack views and the
@@ -187,7 +187,7 @@ CAMERA_MOVING_PX = 1.5
 #: the still clip is read both ways and the result also gives the score of the other side of the gate
 #: (``gate_score``), which the RID policy marks when it would flip the verdict (see :func:`near_gate`)
 GATE_MARGIN_PX = 0.2
-#: the gate for a pair whose clips both carry stack views (:mod:`.subject_stack`): any clearly moving camera.
+#: the gate for a pair whose clips both carry stack views (:mod:`.identity.stack`): any clearly moving camera.
 #: Real-footage composite fitting seeds 1, 3, 4, 7, 8, 9 (240 pairs, CRF 20 / 30): with CAMERA_MOVING_PX 8 verdicts
 #: flipped, 2 of them across the gate (1.51 -> 1.48 px a frame) and 2 on the layout score of a still camera beside
 #: one moving 0.95-1.27 px a frame
@@ -203,7 +203,7 @@ SEGMENT_BLUR = 1.5 / 320
 
 def mover_boxes(frames: np.ndarray, idx: np.ndarray, share_min: float = MOVER_SHARE) -> tuple[dict[int, np.ndarray], float]:
     """frame index -> (x, y, w, h) of the main mover, read from the flow to the next frame with the
-    camera's affine motion removed (as :mod:`.motion_field` finds its mover). Why not the temporal
+    camera's affine motion removed (as :mod:`.motion.motion_field` finds its mover). Why not the temporal
     median (:func:`subject_boxes`): under a moving camera the median is no background, and on the
     real-footage composite the most multi-coloured "moving" component was often footage brought in
     at the frame's edge, and which one won changed with the codec (one sampled box in 8 moved to
@@ -439,7 +439,7 @@ def texture_features(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
 
 
 def with_stack(rows: np.ndarray | None, view: np.ndarray | None) -> np.ndarray | None:
-    """A descriptor's rows with the clip's stack view (:func:`.subject_stack.stack_view`) appended as a
+    """A descriptor's rows with the clip's stack view (:func:`.identity.stack.stack_view`) appended as a
     :data:`STACK_PATH` row; a view of zeros when the stack found none, so the rows say that the stack was read
     (:func:`has_path`). None, or rows of another layout, as they are."""
     if rows is None or np.asarray(rows).shape[1] != ROW_DIM:
@@ -575,7 +575,7 @@ def moving_rereads(a: np.ndarray | None, b: np.ndarray | None) -> tuple[bool, bo
 
 
 def stack_layout(view: np.ndarray) -> np.ndarray | None:
-    """The colour layout (:func:`colour_layout`) of a stack view (:func:`.subject_stack.stack_view`)."""
+    """The colour layout (:func:`colour_layout`) of a stack view (:func:`.identity.stack.stack_view`)."""
     n = STACK_VIEW * STACK_VIEW
     lab = np.clip(np.asarray(view, np.float32)[:3 * n].reshape(STACK_VIEW, STACK_VIEW, 3), 0, 255).astype(np.uint8)
     cover = np.asarray(view, np.float32)[3 * n:4 * n].reshape(STACK_VIEW, STACK_VIEW)
@@ -602,7 +602,7 @@ def identity_result(a: np.ndarray | None, b: np.ndarray | None) -> dict:
     still clip read both ways (:func:`both_reads`), also gets ``"gate_score"``: the score of the gate's other side
     (each score on its own reads: the layout score on each clip's own read, the texture score on the moving reads).
     When both clips carry stack views (:func:`with_stack`), the texture score is theirs (``"stack_texture"``,
-    :func:`.subject_stack.stack_score`), and so is ``identity_similarity`` (their colour layouts,
+    :func:`.identity.stack.stack_score`), and so is ``identity_similarity`` (their colour layouts,
     :func:`stack_layout`), and the camera gate is :data:`STACK_MOVING_PX` (:func:`_gate`). A deferred read
     (:data:`DEFERRED_PATH`) that the pair needs cut (:func:`cut_reads`) is refused: pairs are read through
     ``pair_aspects``; one whose cuts found no subject (:data:`EMPTY_CUT_PATH`) leaves the pair undecided."""
