@@ -67,7 +67,8 @@ def compare_video(path_a: str, path_b: str, pixel_noise: int = 0) -> dict[str, A
     ``path_b``'s frames plus that noise; "error" when a video does not decode, so one broken file does
     not stop the comparison."""
     from mvx_tasks.video_decoder import VideoDecodeError
-    from sama_model.backends.lite.movers.actor import followed_object, following
+    from sama_model.backends.lite.movers.actor_following import following
+    from sama_model.backends.lite.movers.actor_motion import followed_object
 
     try:
         clip_a, _, ca = _actor(path_a)

@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 
 from sama_model.backends.lite.perception.colours import _color_codes_plain, color_codes, color_name
-from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO, median_u8, order_stats, resize_max
-from sama_model.backends.lite.movers.regions import _warp
-from sama_model.backends.lite.perception.segmentation import Segmenter, colour_centres, colour_rarity
+from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
+from sama_model.backends.lite.shared.order_stats import median_u8, order_stats
+from sama_model.backends.lite.shared.sampling import resize_max
+from sama_model.backends.lite.movers.camera import _warp
+from sama_model.backends.lite.perception.colour_rarity import colour_centres, colour_rarity
+from sama_model.backends.lite.perception.segmentation import Segmenter
 from sama_model.backends.lite.motion.trajectory import OSC_FREQS_HZ, OSC_PHASES, _phases
 
 
@@ -168,8 +171,8 @@ def test_texture_poor_pairs_skip_the_dense_flow(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_track_prediction_reads_only_the_last_two_observations() -> None:
-    from sama_model.backends.lite.perception.segmentation import Segment
-    from sama_model.backends.lite.object_tracker import Track
+    from sama_model.backends.lite.perception.segment import Segment
+    from sama_model.backends.lite.motion.tracks import Track
 
     def seg(x: float, y: float) -> Segment:
         return Segment(box=(x - 2, y - 2, x + 2, y + 2), centroid=(x, y), area=16.0, color="red", shape="circle",

@@ -340,7 +340,7 @@ def test_rotation_harmonics_measure_each_consecutive_pair_once_per_outline():
     the square's pairs measure +10 on harmonic 4; a pair with the circle (no angular structure) or the
     short outline (too few points) measures nothing; every value is rotation_harmonic's, bit for bit."""
     from sama_model.backends.lite.motion.rotation import rotation_harmonic, rotation_harmonics
-    from sama_model.backends.lite.perception.segmentation import Segment
+    from sama_model.backends.lite.perception.segment import Segment
 
     def outline(points: np.ndarray) -> Segment:
         return Segment(box=(0, 0, 1, 1), centroid=(50.0, 50.0), area=1.0, color="", shape="", rgb=(0, 0, 0),

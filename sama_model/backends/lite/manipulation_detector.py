@@ -37,8 +37,8 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .shared.frame_memo import FRAME_MEMO, Window
-
+from .shared.frame_memo import FRAME_MEMO
+from .shared.sampling import Window
 
 MAX_SIDE = 256  # analysis resolution (cost of block matching grows with the square of it)
 

@@ -13,7 +13,7 @@ steady direction of travel), ``shaking`` (a fast back-and-forth going nowhere), 
 (a circular path sweeping >= 180 degrees), ``irregular`` (none of these), plus shape-level
 ``spinning`` (radial-signature rotation, alias-aware), ``pulsing`` (a rhythmic size swing),
 ``growing`` and ``shrinking`` (a steady size trend). Trajectory shapes are told apart by fitting
-waveforms to the path minus its constant-velocity line (see :func:`_oscillation_kind`), which
+waveforms to the path minus its constant-velocity line (see :func:`.motion.trajectory._oscillation_kind`), which
 holds at 8 fps where a zig-zag's and a bounce's turns fall between frames.
 """
 
@@ -24,20 +24,15 @@ from scipy.optimize import linear_sum_assignment
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .movers.actor import motion_actor
-from .shared.frame_memo import (
-    FRAME_MEMO,
-    Window,
-    grey_small,
-    window_indices,
-    window_span,
-)
-from .perception.features import content_embedding
 from .motion.flow import GlobalMotion, camera_terms, global_motion
 from .motion.motion_field import mover_action
-from .perception.segmentation import Segmenter, segment_indices
-from .object_tracker import LiteObjectTracker
+from .motion.tracks import SegmentTracker
 from .motion.trajectory import classify_track
+from .movers.actor import motion_actor
+from .perception.features import content_embedding
+from .perception.segmentation import Segmenter, segment_indices
+from .shared.frame_memo import FRAME_MEMO
+from .shared.sampling import Window, grey_small, window_indices, window_span
 
 _FLOW_SIDE = 160
 #: frames of the window the analyser's tracker segments, the costliest part of a call (~13 ms a frame at
@@ -48,7 +43,7 @@ _FLOW_SIDE = 160
 #: 71 of MVX-Synth seed 0's 100 at both. AM's answers read data["mover"], which reads every frame.
 MOTION_TRACK_FRAMES = 16
 #: the analyser's tracker links an object left unmatched to a track left unmatched within this many
-#: object sizes (:func:`.object_tracker.associate`'s ``rescue_gate``; the first matching's gate is 2.5): with
+#: object sizes (:func:`.motion.tracks.associate`'s ``rescue_gate``; the first matching's gate is 2.5): with
 #: every second frame a ball bouncing at 35 px a frame jumps ~3.3 sizes at its floor
 MOTION_RESCUE_GATE = 4.0
 
@@ -106,7 +101,7 @@ class LiteMotionAnalyzer:
         self.thresholds = {"pan": float(pan_threshold), "tilt": float(tilt_threshold), "zoom": float(zoom_threshold)}
         track = {"rescue_gate": MOTION_RESCUE_GATE,
                  **{k[6:]: v for k, v in track_options.items() if k.startswith("track_")}}
-        self.tracker = LiteObjectTracker(max_frames=self.max_frames, **track)
+        self.tracker = SegmentTracker(max_frames=self.max_frames, **track)
 
     # -- camera --------------------------------------------------------------------------------
     def _trends(self, terms: dict[str, float], factor: float = 1.0) -> list[str]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from mvx_tasks.subtitles import SubtitleSegment
 
-from .shared.frame_memo import Window
+from .shared.sampling import Window
 
 _MODEL: Any = None
 _MODEL_LOCK = threading.Lock()

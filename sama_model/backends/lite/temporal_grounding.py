@@ -18,8 +18,10 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .shared.frame_memo import FRAME_MEMO, TRACK_FRAMES, Query, Window, parse_query, resize_max, window_span
-from .object_tracker import LiteObjectTracker, Track
+from .motion.tracks import SegmentTracker, Track
+from .shared.frame_memo import FRAME_MEMO
+from .shared.query import Query, parse_query
+from .shared.sampling import TRACK_FRAMES, Window, resize_max, window_span
 
 
 def _hist(frame: np.ndarray) -> np.ndarray:
@@ -68,7 +70,7 @@ class LiteTemporalGrounding:
         self.max_frames = int(max_frames)
         self.rest_speed = float(rest_speed)
         self.cut_threshold = float(cut_threshold)
-        self.tracker = LiteObjectTracker(
+        self.tracker = SegmentTracker(
             max_frames=self.max_frames, **{k[6:]: v for k, v in track_options.items() if k.startswith("track_")}
         )
 

@@ -14,12 +14,15 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .shared.frame_memo import TRACK_FRAMES, Query, Window, median_int, parse_query, window_indices, window_span
-from .perception.features import style_stats
 from .motion_analyzer import LiteMotionAnalyzer
 from .movers.count import is_generic, mover_counts
 from .perception.colours import dominant_color, palette
-from .perception.segmentation import Segment, segment_indices
+from .perception.features import style_stats
+from .perception.segment import Segment
+from .perception.segmentation import segment_indices
+from .shared.order_stats import median_int
+from .shared.query import Query, parse_query
+from .shared.sampling import TRACK_FRAMES, Window, window_indices, window_span
 
 
 def _plural(n: int, word: str) -> str:

@@ -5,7 +5,7 @@ once and calls :meth:`LiteVisualSimilarity.compare_embeddings`) and :meth:`compa
 
 * ``content``: frame embeddings from :mod:`.perception.features` (layout + hashes robust to re-encoding and
   colour shifts); the score is the cosine of the two windows' mean embeddings clipped to [0, 1]
-  (:func:`sama_model.tools.visual_similarity.default_compare`), with each frame's best match.
+  (:func:`sama_model.backends.similarity_scoring.default_compare`), with each frame's best match.
 * ``style``: palette/texture/line statistics independent of layout, damped by the distance of the
   rendering marks (overlays, outlines, shading, banding; see :func:`style_scores`).
 * ``identity`` (see :mod:`.identity.compare`): the main moving subject's appearance layout (the segmented
@@ -24,12 +24,15 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .shared.frame_memo import FRAME_MEMO, Window, window_indices, window_span
-from .perception.features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
-from .motion.activity import N_POINTS, activity_profile, profile_correlation
-from .identity.compare import (ROW_DIM, both_reads, cut_descriptor, cut_reads, identity_descriptor, identity_result,
-                       moving_rereads, stack_reads, subject_locations, with_stack)
+from ..similarity_scoring import default_compare, reread_pair
+from .identity.compare import both_reads, cut_reads, identity_result, moving_rereads, stack_reads
+from .identity.descriptor import cut_descriptor, identity_descriptor, subject_locations
+from .identity.rows import ROW_DIM, with_stack
 from .identity.stack import stack_view
+from .motion.activity import N_POINTS, activity_profile, profile_correlation
+from .perception.features import MARK_SCALE, content_embedding, rendering_marks, style_embedding
+from .shared.frame_memo import FRAME_MEMO
+from .shared.sampling import Window, window_indices, window_span
 
 #: how fast the style score falls with the rendering-marks distance (per MARK_SCALE unit); set on
 #: MVX-Synth ART (default difficulty, seed 0)
@@ -68,9 +71,9 @@ MOVING_IDENTITY = "identity-moving"
 #: ... and both ways, its own (still) read's rows then the moving read's, for a pair near the still-and-moving
 #: gate (:func:`.identity.compare.near_gate`), whose result also gives the other side's score
 BOTH_IDENTITY = "identity-both"
-#: ... and its own read with the subject's stack view (:func:`.identity.compare.with_stack`), for a pair whose camera moves
+#: ... and its own read with the subject's stack view (:func:`.identity.rows.with_stack`), for a pair whose camera moves
 #: (:func:`.identity.compare.stack_reads`); a moving camera's own read defers its per-frame cuts
-#: (:data:`.identity.compare.DEFERRED_PATH`)
+#: (:attr:`.identity.rows.ReadPath.DEFERRED`)
 STACKED_IDENTITY = "identity-stacked"
 #: ... and with its per-frame cuts too, for a pair that needs them (:func:`.identity.compare.cut_reads`)
 CUT_IDENTITY = "identity-cut"
@@ -86,7 +89,7 @@ class LiteVisualSimilarity:
                   cuts: bool = False) -> np.ndarray | None:
         """The clip's identity rows (memoised per clip and window; the subject's locations once for every read):
         ``moving_path`` read the moving camera's way; ``stacked`` with the stack view (memoised apart); ``cuts``
-        with a moving camera's per-frame cuts (else deferred, :data:`.identity.compare.DEFERRED_PATH`)."""
+        with a moving camera's per-frame cuts (else deferred, :attr:`.identity.rows.ReadPath.DEFERRED`)."""
         idx = window_indices(clip, window, 32)
         start, key = int(idx[0]) if len(idx) else 0, (int(len(idx)), int(idx[-1]) if len(idx) else -1)
         located = (FRAME_MEMO.get(clip.frames, start, ("identity-located", *key),
@@ -112,7 +115,7 @@ class LiteVisualSimilarity:
     def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray:
         """[n, d] L2-normalised frame embeddings of up to ``n_frames`` frames of the window
         (``identity``: the subject's layout grid per frame where found, a moving camera's deferred to one row
-        (:data:`.identity.compare.DEFERRED_PATH`); one zero row if none)."""
+        (:attr:`.identity.rows.ReadPath.DEFERRED`); one zero row if none)."""
         if aspect == BOTH_IDENTITY:
             reads = [d for d in (self._identity(clip, window), self._identity(clip, window, moving_path=True))
                      if d is not None]
@@ -173,8 +176,6 @@ class LiteVisualSimilarity:
         aspect: str = "content",
     ) -> dict:
         """The tool's score for two clips (each window embedded here rather than cached)."""
-        from ...tools.visual_similarity import default_compare, reread_pair
-
         spans = {"aspect": aspect, "window_a": window_span(a, window_a), "window_b": window_span(b, window_b)}
         ea, eb = self.embed(a, window_a, aspect), self.embed(b, window_b, aspect)
         ea, eb = reread_pair(ea, eb, self.pair_aspects, aspect,

@@ -40,9 +40,11 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from ..shared.frame_memo import Window, median_u8, order_stats
 from ..movers.count import COUNT_FLOORS, count_candidates, count_reads
 from ..movers.follow import Candidate, heads
+from ..shared.order_stats import median_u8, order_stats
+from ..shared.sampling import Window
+from .texture import texture_correlations
 
 #: the window's half side in the subject's sizes (a followed template's size is often a part of the subject, so the
 #: window is wide) and, at least, this share of the frame's shorter side
@@ -154,7 +156,7 @@ def _spread(crops: np.ndarray) -> np.ndarray:
 
 
 def _median(stack: np.ndarray) -> np.ndarray:
-    """``np.median(stack, axis=0)`` of a float32 stack, the same values, by :func:`.shared.frame_memo.order_stats` (numpy's
+    """``np.median(stack, axis=0)`` of a float32 stack, the same values, by :func:`.shared.order_stats.order_stats` (numpy's
     lane-by-lane partition along the stacking axis cost a stack view about a tenth of its time)."""
     n = len(stack)
     rows = [np.array(stack[k], np.float32) for k in range(n)]
@@ -167,7 +169,7 @@ def _median(stack: np.ndarray) -> np.ndarray:
 def _median_image(crops: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """The stack's per-pixel median (uint8) over the frames that see the pixel, 0 where none does: bit for bit
     ``np.nanmedian`` of the seen values, truncated. Pixels every frame sees (most of a window) take
-    :func:`.shared.frame_memo.median_u8`; only the rest pay for ``np.nanmedian``'s masked path (a third of a stack view's time
+    :func:`.shared.order_stats.median_u8`; only the rest pay for ``np.nanmedian``'s masked path (a third of a stack view's time
     when it read every pixel)."""
     full = seen.all(axis=0)
     part = seen.any(axis=0) & ~full
@@ -229,10 +231,8 @@ def stack_view(clip: VideoClip, window: Window = (None, None)) -> np.ndarray | N
 
 def stack_texture(a: np.ndarray, b: np.ndarray) -> float:
     """The best texture correlation of two stack views (:func:`stack_view` rows) over shifts of up to
-    :data:`SHIFT` view pixels: :func:`.identity.compare.texture_correlations` of the overlapping parts (pixels both cover
+    :data:`SHIFT` view pixels: :func:`.identity.texture.texture_correlations` of the overlapping parts (pixels both cover
     more than half, L weighted 1 and a, b 1/2 each)."""
-    from .compare import texture_correlations  # (at call time: identity imports this module)
-
     views = []
     for row in (a, b):
         row = np.asarray(row, np.float32)[:STACK_DIM]

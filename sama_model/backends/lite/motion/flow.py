@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ..shared.frame_memo import grey_small
+from ..shared.sampling import grey_small
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,11 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from ..shared.frame_memo import FRAME_MEMO, Window, grey_small, window_indices
-from .flow import dense_flow
-from ..fitted.linear_classes import LinearClasses
 from ..fitted import FITTED_DIR
+from ..fitted.linear_classes import LinearClasses
+from ..shared.frame_memo import FRAME_MEMO
+from ..shared.sampling import Window, grey_small, window_indices
+from .flow import dense_flow
 
 FIELD_FRAMES = 48  # sampled frames at most: 3 s at 10 fps is read whole (a shake at 3 Hz needs every frame)
 FIELD_SIDE = 128  # the flow is read on a grey copy this wide (a 50-px cut-out of a 320-px clip is 20 px here)
@@ -121,7 +122,7 @@ def residual_flow(flow: np.ndarray, a: np.ndarray, xx: np.ndarray, yy: np.ndarra
     return res
 
 
-def _edge_weight(w: int, h: int) -> np.ndarray:
+def edge_weight(w: int, h: int) -> np.ndarray:
     rx = np.clip(np.minimum(np.arange(w), w - 1 - np.arange(w)) / (EDGE_RAMP * w), 0, 1)
     ry = np.clip(np.minimum(np.arange(h), h - 1 - np.arange(h)) / (EDGE_RAMP * h), 0, 1)
     return np.outer(ry, rx)
@@ -207,7 +208,7 @@ def _turn(g0: np.ndarray, g1: np.ndarray, c0: np.ndarray, c1: np.ndarray, radius
     return -(best + off * TURN_FINE), float(np.log(z + zoff * step)), scores[(best, z)]
 
 
-def _field_grey(frame: np.ndarray) -> np.ndarray:
+def field_grey(frame: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(grey_small(frame, FIELD_SIDE), (3, 3), 0)
 
 
@@ -226,13 +227,13 @@ def motion_field(clip: VideoClip, window: Window = (None, None), max_frames: int
 
 
 def _compute(clip: VideoClip, idx: np.ndarray) -> Field:
-    greys = [FRAME_MEMO.get(clip.frames, int(i), "field-grey", _field_grey) for i in idx]
+    greys = [FRAME_MEMO.get(clip.frames, int(i), "field-grey", field_grey) for i in idx]
     sharp = [FRAME_MEMO.get(clip.frames, int(i), "field-turn", _turn_grey) for i in idx]
     h, w = greys[0].shape
     up = sharp[0].shape[1] / w
     times = clip.timestamps[idx]
     es, ws = ENERGY_SIGMA * w, WINDOW_SIGMA * w
-    edge = _edge_weight(w, h)
+    edge = edge_weight(w, h)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     steps = []
     prev = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..perception.segmentation import Segment
+from ..perception.segment import Segment
 
 
 def _signature(seg: Segment, bins: int = 90) -> np.ndarray | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rotation import SPIN_MIN_RATE, SPIN_SUPPORT, rotation_harmonics, spin_rate
-from ..object_tracker import Track
+from .tracks import Track
 
 
 def _circle_fit(c: np.ndarray) -> tuple[np.ndarray, float, float]:

@@ -37,12 +37,14 @@ import numpy as np
 from mvx_tasks.video_decoder import VideoClip
 
 from ....grouping import linked_groups
+from ..motion.tracks import Track
 from ..perception.colours import dominant_color
-from ..shared.frame_memo import FRAME_MEMO, Query, Window
+from ..shared.frame_memo import FRAME_MEMO
+from ..shared.query import Query
+from ..shared.sampling import Window
+from .camera import small_grey
 from .follow import COUNT_PROBABILITY, Candidate, followed, heads
-from .regions import MIN_TRACK_SHARE, MOVER_FRAMES, Movers, small_grey, movers, scene_path
-from ..object_tracker import Track
-
+from .regions import MIN_TRACK_SHARE, MOVER_FRAMES, Movers, movers, scene_path
 
 #: a counted mover's camera-compensated centroid path spans at least this many of its own sizes
 #: (a rotating globe's or waving grass's texture moves in place; a travelling object does not)
@@ -323,7 +325,7 @@ def _region_count(m: Movers, width: int, height: int) -> int:
 
 
 #: the foreground floors (grey levels, 0-255) at which a count reads the background model's regions: seven,
-#: about evenly spaced in log from 10 to 26 (the motion actor's :data:`.movers.regions.DIFF_FLOOR` is 22). The count
+#: about evenly spaced in log from 10 to 26 (the motion actor's :data:`.movers.foreground.DIFF_FLOOR` is 22). The count
 #: is the largest that at least :data:`COUNT_AGREE` of them read (see :func:`agreed_count`).
 COUNT_FLOORS = (10.0, 12.0, 14.0, 16.0, 19.0, 22.0, 26.0)
 #: floors that must read a count for it to stand: 2, a count one floor alone reads is not trusted

@@ -33,10 +33,11 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from ..shared.frame_memo import FRAME_MEMO
-from .regions import Movers, _small
-from ..fitted.tree_classes import TreeClasses
 from ..fitted import FITTED_DIR
+from ..fitted.tree_classes import TreeClasses
+from ..shared.frame_memo import FRAME_MEMO
+from .camera import _small
+from .regions import Movers
 
 CLASSES_FILE = FITTED_DIR / "follow_classes.json"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..shared.frame_memo import fast_median
+from ..shared.order_stats import fast_median
 
 _PALETTE: tuple[str, ...] = (
     "black",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ..shared.frame_memo import resize_max
+from ..shared.sampling import resize_max
 
 _SIDE = 128
 

@@ -12,138 +12,20 @@ solidity (:mod:`.perception.shapes`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from ..shared.frame_memo import FRAME_MEMO
+from ..shared.order_stats import fast_median
+from ..shared.sampling import resize_max
+from .colour_rarity import colour_rarity
 from .colours import dominant_colors
-from ..shared.frame_memo import FRAME_MEMO, fast_median, resize_max
+from .lab_pixels import (CROSS3, ELLIPSE7, K2, K3, K5, K7, LAB_TABLE, channel_sum, edge_sharpness, lab_dist,
+                         pixel_count, trim_rim)
+from .segment import Segment, box_iou
 from .shapes import _central_hole, classify_shape
-
-
-@dataclass
-class Segment:
-    """One object in one frame (box, centroid and area in the *input* frame's pixels)."""
-
-    box: tuple[float, float, float, float]
-    centroid: tuple[float, float]
-    area: float
-    color: str
-    shape: str
-    rgb: tuple[int, int, int]
-    circularity: float
-    solidity: float
-    vertices: int
-    aspect: float
-    contrast: float = 0.0  # median Lab distance of the object's pixels from the background
-    contour: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((0, 2), np.float32))
-    hole: float = 0.0  # area share of a central hole (a ring's), which the shape namer reads
-
-    @property
-    def label(self) -> str:
-        return self.shape
-
-    def size_name(self, frame_area: float) -> str:
-        frac = self.area / max(frame_area, 1.0)
-        return "small" if frac < 0.01 else ("large" if frac > 0.06 else "medium")
-
-    def to_dict(self, frame_area: float) -> dict:
-        return {
-            "label": self.shape,
-            "color": self.color,
-            "box": [round(v, 1) for v in self.box],
-            "centroid": [round(v, 1) for v in self.centroid],
-            "area": round(self.area, 1),
-            "attributes": {
-                "color": self.color,
-                "size": self.size_name(frame_area),
-                "rgb": list(self.rgb),
-                "circularity": round(self.circularity, 3),
-                "solidity": round(self.solidity, 3),
-                "vertices": self.vertices,
-            },
-        }
-
-
-_ONES = np.ones((1, 3), np.float32)
-# structuring elements, made once (the per-object steps below use them a few thousand times on a
-# real-footage clip's 24 frames; OpenCV only reads them)
-_K2, _K3, _K5, _K7 = (np.ones((n, n), np.uint8) for n in (2, 3, 5, 7))
-_CROSS3 = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
-_ELLIPSE7 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
-
-
-def _count(mask: np.ndarray) -> int:
-    """``mask.sum()`` of a 0/1 uint8 or a bool mask (its non-zero pixels; cv2 counts them in a
-    fraction of numpy's reduction's per-call cost, which dominates on object crops)."""
-    return cv2.countNonZero(mask if mask.dtype == np.uint8 else mask.view(np.uint8))
-
-
-def _lab_table() -> np.ndarray:
-    """[1, 256, 3] float32 Lab of each 8-bit code per channel: L x 100/255, a - 128, b - 128."""
-    code = np.arange(256, dtype=np.float32)
-    lum = code.copy()
-    lum *= 100.0 / 255.0
-    return np.ascontiguousarray(np.stack([lum, code - 128.0, code - 128.0], axis=-1)[None])
-
-
-_LAB_TABLE = _lab_table()
-
-
-def _channel_sum(img: np.ndarray) -> np.ndarray:
-    """Sum over the 3 channels of a float32 image (cv2.transform is much faster than numpy here)."""
-    return cv2.transform(np.ascontiguousarray(img, np.float32), _ONES)
-
-
-def _lab_dist(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """Per-pixel Euclidean Lab distance to an image or a single colour."""
-    return cv2.sqrt(_lab_dist2(lab, ref))
-
-
-def _lab_dist2(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """:func:`_lab_dist` squared (the nearer of two colours is the smaller of these, and IEEE square
-    roots keep order: the square root of the minimum is the minimum of the square roots)."""
-    diff = lab - np.asarray(ref, np.float32)
-    return _channel_sum(diff * diff)
-
-
-def _edge_sharpness(lab: np.ndarray, mask: np.ndarray) -> float:
-    """Median over the outline of the strongest local colour step (Lab units per pixel).
-
-    A sharp (in-focus, anti-aliased) edge changes colour within a pixel or two, so this is a
-    large share of the object's contrast; a blurred background shape spreads it over many.
-    """
-    gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-    gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-    mag = cv2.sqrt(_channel_sum(gx * gx + gy * gy))
-    edge = cv2.dilate(mask, _K3) & ~cv2.erode(mask, _K3) & 1
-    if _count(edge) < 4:
-        return 0.0
-    return float(fast_median(cv2.dilate(mag, _K3)[edge > 0])) * 2.0
-
-
-def _trim_rim(lab: np.ndarray, raw: np.ndarray, filled: np.ndarray) -> np.ndarray:
-    """Drop outline pixels whose colour is nearer the surrounding background than the object.
-
-    Rare-colour regions include the anti-aliased/blurred rim (mixed colours are rare too); the
-    object ends where a pixel is closer to the background than to the object's own colours
-    (its darker and lighter halves, so stripes and shading both count as the object).
-    """
-    core = cv2.erode(filled, _K3) & raw
-    ring = (cv2.dilate(filled, _K5) > 0) & ~(filled > 0)
-    if _count(core) < 6 or _count(ring) < 6:
-        return raw
-    pix = lab[core > 0]
-    lum = pix[:, 0]
-    mid = fast_median(lum)
-    reps = [fast_median(pix[lum <= mid]), fast_median(pix[lum >= mid])]
-    d_obj = cv2.sqrt(np.minimum(_lab_dist2(lab, reps[0]), _lab_dist2(lab, reps[1])))
-    d_bg = _lab_dist(lab, fast_median(lab[ring]))
-    rim = (raw > 0) & ~(core > 0)
-    out = raw.copy()
-    out[rim & (d_bg < d_obj)] = 0
-    return out
 
 
 def _merge_detections(rare: list["Segment"], flat: list["Segment"]) -> list["Segment"]:
@@ -176,141 +58,6 @@ def _overlaps(a: "Segment", b: "Segment") -> bool:
     """Whether two detections are the same object (boxes overlap well, or one holds the other's centre)."""
     inside = b.box[0] <= a.centroid[0] <= b.box[2] and b.box[1] <= a.centroid[1] <= b.box[3]
     return inside or box_iou(a.box, b.box) > 0.3
-
-
-def colour_centres(x: np.ndarray, clusters: int = 16, sample: int = 3000) -> np.ndarray:
-    """k-means centres of the (N, 3) float32 colours ``x``, at most ``clusters``, fitted on an evenly
-    spaced sample of ``sample`` pixels with a fixed seed (deterministic: a frame always gets the
-    same quantisation)."""
-    step = max(1, len(x) // sample)
-    sub = np.ascontiguousarray(x[step // 2 :: step][:sample])
-    cv2.setRNGSeed(12345)
-    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 8, 0.5)
-    _, _, centres = cv2.kmeans(sub, int(min(clusters, len(sub))), None, crit, 1, cv2.KMEANS_PP_CENTERS)
-    return centres
-
-
-class _AnnulusCounts:
-    """Per label ``j``: how many pixels of label ``j`` lie in the ``outer`` box around each pixel but
-    outside its ``inner`` box (both odd, centred; image borders reflected as ``BORDER_REFLECT``).
-
-    Why: these counts are :func:`colour_rarity`'s largest cost (two box filters per cluster, ~100 us
-    of ~150 us a cluster at 224 x 168). The labels are padded (reflected) once; per label, one
-    integral image of the padded 0/1 mask gives both boxes as differences of its rows and columns,
-    ~60 us. Counts are whole numbers below 2^24, exact in float32 whatever the order of the sums,
-    so the result is the box filters' bit for bit (the plain path stays for images smaller than the
-    outer box's reach, where reflections repeat, and for sums too large for float32).
-    """
-
-    def __init__(self, labels: np.ndarray, inner: int, outer: int) -> None:
-        h, w = labels.shape
-        self.labels, self.inner, self.outer = labels, inner, outer
-        big, small = outer // 2, inner // 2
-        self.fast = big < min(h, w) and (h + 2 * big + 1) * (w + 2 * big + 1) < 1 << 24
-        if self.fast:
-            self.padded = cv2.copyMakeBorder(labels, big, big, big, big, cv2.BORDER_REFLECT)
-            self.mask = np.empty(self.padded.shape, np.uint8)
-            # rows/columns of the integral image bounding each box: outer [0, 2 big + 1), inner [a, b)
-            self.o, self.a, self.b = 2 * big + 1, big - small, big + small + 1
-            self.v_out = np.empty((h, self.padded.shape[1] + 1), np.float32)
-            self.v_in = np.empty_like(self.v_out)
-            self.out = np.empty((h, w), np.float32)
-            self.tmp = np.empty((h, w), np.float32)
-        else:
-            self.mask = np.empty((h, w), np.uint8)  # 0/1 bytes: the box sums read a quarter of the memory
-            # whole numbers below 2^16 when the outer box is: exact as 16-bit sums, cheaper than float32
-            self.depth = cv2.CV_16U if outer * outer < 1 << 16 else cv2.CV_32F
-
-    def __call__(self, j: int) -> np.ndarray:
-        """Annulus counts of label ``j`` ((h, w) float32, or the box filters' uint16); the returned
-        array is reused by the next call. (Never negative: the inner box lies inside the outer.)"""
-        if not self.fast:
-            np.equal(self.labels, j, out=self.mask.view(bool))
-            box = cv2.boxFilter(self.mask, self.depth, (self.outer, self.outer), normalize=False,
-                                borderType=cv2.BORDER_REFLECT)
-            small = cv2.boxFilter(self.mask, self.depth, (self.inner, self.inner), normalize=False,
-                                  borderType=cv2.BORDER_REFLECT)
-            return cv2.subtract(box, small, dst=box)
-        h, w = self.out.shape
-        o, a, b = self.o, self.a, self.b
-        np.equal(self.padded, j, out=self.mask.view(bool))
-        integ = cv2.integral(self.mask, sdepth=cv2.CV_32F)
-        # box sums down the columns (whole rows of the integral image), then across
-        cv2.subtract(integ[o : o + h], integ[:h], dst=self.v_out)
-        cv2.subtract(integ[b : b + h], integ[a : a + h], dst=self.v_in)
-        # (outer right - inner right) - (outer left - inner left): outer box minus inner box
-        cv2.subtract(self.v_out[:, o : o + w], self.v_in[:, b : b + w], dst=self.out)
-        cv2.subtract(self.v_out[:, :w], self.v_in[:, a : a + w], dst=self.tmp)
-        return cv2.subtract(self.out, self.tmp, dst=self.out)
-
-
-def colour_rarity(
-    lab: np.ndarray, clusters: int = 16, inner: int = 31, outer: int = 91, sigma: float = 9.0, sample: int = 3000
-) -> np.ndarray:
-    """How common each pixel's colour is around it: the (soft) share of pixels of a similar
-    colour in an annulus around the pixel, or in the whole frame if that is lower.
-
-    Why: a background, however textured (stripes, tiles, noise, a horizon), repeats its colours
-    all around any point of it, while an object's colours are absent from its surroundings.
-    Colours are quantised by k-means (fitted on a fixed pixel sample, so deterministic); a pixel's
-    share sums each cluster's local fraction weighted by a Gaussian of the colour distance, so a
-    smooth colour ramp (a wide stripe) counts as one recurring colour. The annulus skips the
-    centre ``inner`` window, so an object's own pixels hardly count against it.
-    """
-    h, w = lab.shape[:2]
-    x = lab.reshape(-1, 3)
-    n = len(x)
-    centres = colour_centres(x, clusters, sample)
-    k = len(centres)
-    # Squared colour distance to each centre, one contiguous row per cluster, channel by channel
-    # into preallocated rows ((dL^2 + da^2) + db^2 in float32, the same sums as a per-pixel dot
-    # product): a third of the time of broadcasting (N, 3) - centre per cluster. Each row is used
-    # while it is in cache: the nearest-centre update, then turned into its Gaussian weight in place.
-    chans = [np.ascontiguousarray(x[:, c]) for c in range(3)]
-    d2 = np.empty((k, n), np.float32)
-    tmp = np.empty(n, np.float32)
-    # nearest centre, the first on ties (argmin over the cluster axis, which strides badly): the
-    # clusters come in increasing index, so a strictly closer cluster's index is larger than every
-    # label so far and max(label, j * closer) writes it (two plain byte passes, no masked copy)
-    lbl = np.zeros(n, np.uint8)  # (k <= 16: bytes make the per-cluster comparisons below cheap)
-    best = np.empty(n, np.float32)
-    closer = np.empty(n, np.uint8)
-    scale = np.float32(-0.5 / sigma**2)
-    for j in range(k):
-        row = d2[j]
-        np.subtract(chans[0], centres[j, 0], out=row)
-        np.multiply(row, row, out=row)
-        for c in (1, 2):
-            np.subtract(chans[c], centres[j, c], out=tmp)
-            np.multiply(tmp, tmp, out=tmp)
-            np.add(row, tmp, out=row)
-        if j == 0:
-            best[:] = row
-        else:
-            np.less(row, best, out=closer.view(bool))
-            np.multiply(closer, np.uint8(j), out=closer)
-            np.maximum(lbl, closer, out=lbl)
-            np.minimum(best, row, out=best)
-        np.multiply(row, scale, out=row)  # d2 is not needed any more: its Gaussian weight in place
-        np.exp(row, out=row)
-    weight = d2
-    counts = np.bincount(lbl, minlength=k)
-    ring = np.zeros((h, w), np.float32)
-    glob = np.zeros(n, np.float32)
-    part = np.empty((h, w), np.float32)
-    inner, outer = min(inner, h, w) | 1, min(outer, 2 * max(h, w) + 1) | 1
-    norm = float(outer * outer - inner * inner)
-    annulus = _AnnulusCounts(lbl.reshape(h, w), inner, outer)
-    for j in range(k):
-        if counts[j] == 0:
-            continue
-        frac = float(np.float32(counts[j]) / np.float32(n))  # the cluster's share, as a float32 mean
-        np.multiply(weight[j].reshape(h, w), annulus(j), out=part)
-        np.divide(part, norm, out=part)
-        ring += part
-        np.multiply(weight[j], np.float32(frac), out=tmp)
-        glob += tmp
-    return np.minimum(ring, glob.reshape(h, w))
 
 
 class Segmenter:
@@ -386,7 +133,7 @@ class Segmenter:
         float32 values as converting the array and scaling its channels, which cost more than the
         colour conversion itself).
         """
-        return cv2.LUT(cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB), _LAB_TABLE)
+        return cv2.LUT(cv2.cvtColor(rgb, cv2.COLOR_RGB2LAB), LAB_TABLE)
 
     @staticmethod
     def background(lab: np.ndarray, grid: int = 24) -> np.ndarray:
@@ -406,11 +153,11 @@ class Segmenter:
     def _contrasts(self, lab: np.ndarray, mask: np.ndarray) -> bool:
         """Whether the colour just inside the outline differs from the colour just outside it
         (rejects patches of a smoothly varying background, whose colour continues across)."""
-        inner = (cv2.erode(mask, _K3) > 0) & ~(cv2.erode(mask, _K7) > 0)
-        if _count(inner) < 4:
+        inner = (cv2.erode(mask, K3) > 0) & ~(cv2.erode(mask, K7) > 0)
+        if pixel_count(inner) < 4:
             inner = mask > 0
-        outer = (cv2.dilate(mask, _K7) > 0) & ~(cv2.dilate(mask, _K3) > 0)
-        if _count(outer) < 4:  # object fills its crop: nothing around it to compare with
+        outer = (cv2.dilate(mask, K7) > 0) & ~(cv2.dilate(mask, K3) > 0)
+        if pixel_count(outer) < 4:  # object fills its crop: nothing around it to compare with
             return True
         return float(np.linalg.norm(fast_median(lab[inner]) - fast_median(lab[outer]))) >= self.ring_delta
 
@@ -465,11 +212,11 @@ class Segmenter:
         h, w = small.shape[:2]
         lab = self._lab(cv2.GaussianBlur(small, (0, 0), 0.7))
         share = colour_rarity(lab)
-        cross, k3 = _CROSS3, _K3
+        cross, k3 = CROSS3, K3
         seed = cv2.morphologyEx((share < self.rare_seed).astype(np.uint8), cv2.MORPH_OPEN, k3)
         # growth stays near the seeds: a large, moderately rare background region (a big blob)
         # must not join the objects lying on it into one oversized component
-        near = cv2.dilate(seed, _ELLIPSE7)
+        near = cv2.dilate(seed, ELLIPSE7)
         grow = ((share < self.rare_grow).astype(np.uint8) & near) | seed
         n, lbl, stats, _ = cv2.connectedComponentsWithStats(grow, connectivity=8)
         seeded = np.bincount(lbl[seed > 0].ravel(), minlength=n)
@@ -494,7 +241,7 @@ class Segmenter:
             mask = np.zeros_like(raw)
             cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
             crop = lab[y0:y1, x0:x1]
-            raw = _trim_rim(crop, raw, mask)
+            raw = trim_rim(crop, raw, mask)
             cnts, _ = cv2.findContours(raw, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
             if not cnts:
                 continue
@@ -502,14 +249,14 @@ class Segmenter:
             mask = np.zeros_like(raw)
             cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
             hole = _central_hole(mask, raw)
-            area = float(_count(mask))
+            area = float(pixel_count(mask))
             if area < min_area:
                 continue
-            ring = (cv2.dilate(mask, _K7) > 0) & ~(cv2.dilate(mask, k3) > 0)
+            ring = (cv2.dilate(mask, K7) > 0) & ~(cv2.dilate(mask, k3) > 0)
             body = (mask & raw) > 0
             inside = fast_median(crop[body])
-            contrast = float(np.linalg.norm(inside - fast_median(crop[ring]))) if _count(ring) >= 4 else 99.0
-            if contrast < self.rare_contrast or _edge_sharpness(crop, mask) < self.rare_sharpness * contrast:
+            contrast = float(np.linalg.norm(inside - fast_median(crop[ring]))) if pixel_count(ring) >= 4 else 99.0
+            if contrast < self.rare_contrast or edge_sharpness(crop, mask) < self.rare_sharpness * contrast:
                 continue  # a faint mark, or a soft-edged (defocused) background shape
             out.append(_Candidate(cnt, mask, x0, y0, scale, area, hole, contrast, small[y0:y1, x0:x1][body]))
             if len(out) >= self.max_objects:
@@ -536,13 +283,13 @@ class Segmenter:
         lab = self._lab(cv2.GaussianBlur(small, (3, 3), 0))
         mean = cv2.blur(lab, (5, 5))
         sq = cv2.blur(lab * lab, (5, 5))
-        flat = _channel_sum(np.maximum(sq - mean * mean, 0)) < self.flat_std**2
+        flat = channel_sum(np.maximum(sq - mean * mean, 0)) < self.flat_std**2
         # two background scales: the fine one follows gradients, the coarse one sees large objects
-        dist = np.maximum(_lab_dist(lab, self.background(lab, 24)), _lab_dist(lab, self.background(lab, 10)))
+        dist = np.maximum(lab_dist(lab, self.background(lab, 24)), lab_dist(lab, self.background(lab, 10)))
         found, union = self._extract(small, lab, flat, dist, scale, share=share)
         if any(seg.area * scale * scale > 0.012 * h * w for seg in found):  # Segment.area's units
-            bg = self.masked_background(lab, cv2.dilate(union, _K5))
-            dist = _lab_dist(lab, bg)
+            bg = self.masked_background(lab, cv2.dilate(union, K5))
+            dist = lab_dist(lab, bg)
             found, union = self._extract(small, lab, flat, dist, scale, share=share)
         # an object must differ from the background as a whole, not only at a seed spot
         found = [seg for seg in found if seg.contrast >= self.fg_delta]
@@ -557,8 +304,8 @@ class Segmenter:
         lab = self._lab(soft)
         mean = cv2.blur(lab, (5, 5))
         sq = cv2.blur(lab * lab, (5, 5))
-        flat = _channel_sum(np.maximum(sq - mean * mean, 0)) < (1.5 * self.flat_std) ** 2
-        dist = np.maximum(_lab_dist(lab, self.background(lab, 24)), _lab_dist(lab, self.background(lab, 10)))
+        flat = channel_sum(np.maximum(sq - mean * mean, 0)) < (1.5 * self.flat_std) ** 2
+        dist = np.maximum(lab_dist(lab, self.background(lab, 24)), lab_dist(lab, self.background(lab, 10)))
         found, _ = self._extract(small, lab, flat, dist, scale, taken=taken.copy())
         return [seg for seg in found if seg.contrast >= self.fg_delta]
 
@@ -584,9 +331,9 @@ class Segmenter:
         """
         h, w = small.shape[:2]
         seed = ((dist > self.fg_delta) & flat).astype(np.uint8)
-        seed = cv2.morphologyEx(seed, cv2.MORPH_OPEN, _K2)
+        seed = cv2.morphologyEx(seed, cv2.MORPH_OPEN, K2)
         if taken is not None:
-            seed[cv2.dilate(taken, _K5) > 0] = 0
+            seed[cv2.dilate(taken, K5) > 0] = 0
         else:
             taken = np.zeros((h, w), np.uint8)
         union = np.zeros((h, w), np.uint8)
@@ -596,7 +343,7 @@ class Segmenter:
         out: list[_Candidate] = []
         areas = stats[1:, cv2.CC_STAT_AREA]
         order = [k + 1 for k in np.argsort(-areas, kind="stable") if areas[k] >= min_area * 0.3]
-        k3, k5 = _K3, _K5
+        k3, k5 = K3, K5
         for k in order:
             x, y, bw, bh = (int(v) for v in stats[k, :4])
             pad = max(8, int(0.5 * max(bw, bh)))
@@ -609,7 +356,7 @@ class Segmenter:
             # re-grow through flat pixels of the same colour, then into pixels closer to the
             # object's colour than to the background's (the 50% point of an anti-aliased edge);
             # the outline is filled afterwards, and a background hole at its centre makes a ring
-            d_obj = _lab_dist(crop, colour)
+            d_obj = lab_dist(crop, colour)
             same = (((d_obj < self.grow_delta) & flat[y0:y1, x0:x1]) | comp).astype(np.uint8)
             n_same, same_lbl = cv2.connectedComponents(same, connectivity=8)
             keep = np.zeros(n_same, bool)  # the components holding the seed (a lookup, not np.isin)
@@ -629,13 +376,13 @@ class Segmenter:
             mask = np.zeros_like(raw)
             cv2.drawContours(mask, [cnt], -1, 1, thickness=-1)
             hole = _central_hole(mask, raw)
-            area = float(_count(mask))
+            area = float(pixel_count(mask))
             if area < min_area or area > self.max_area_frac * frame_area:
                 continue
             if not self._contrasts(crop, mask):
                 continue
-            core = cv2.erode(mask & raw, _K5)  # the object's own pixels, not a ring's hole
-            if _count(core) >= 4 and float(np.linalg.norm(crop[core > 0].std(axis=0))) > self.interior_std:
+            core = cv2.erode(mask & raw, K5)  # the object's own pixels, not a ring's hole
+            if pixel_count(core) >= 4 and float(np.linalg.norm(crop[core > 0].std(axis=0))) > self.interior_std:
                 continue  # a patch of texture, not a flat-coloured object
             taken[y0:y1, x0:x1] |= mask
             if share is not None and float(fast_median(share[y0:y1, x0:x1][mask > 0])) >= self.rare_grow:
@@ -643,7 +390,7 @@ class Segmenter:
             union[y0:y1, x0:x1] |= mask
             contrast = float(fast_median(dist[y0:y1, x0:x1][(mask & raw) > 0]))
             body = (mask > 0) & (raw > 0) & (dist[y0:y1, x0:x1] > 0.5 * self.fg_delta)
-            pix = small[y0:y1, x0:x1][body if _count(body) >= 4 else mask > 0]
+            pix = small[y0:y1, x0:x1][body if pixel_count(body) >= 4 else mask > 0]
             out.append(_Candidate(cnt, mask, x0, y0, scale, area, hole, contrast, pix))
             if len(out) >= self.max_objects:
                 break
@@ -720,15 +467,6 @@ _DEFAULT = Segmenter()
 def segment_frame(frame: np.ndarray, segmenter: Segmenter | None = None) -> list[Segment]:
     """Objects of one frame with the default (or given) segmenter."""
     return (segmenter or _DEFAULT).segment(frame)
-
-
-def box_iou(a: tuple[float, ...] | list[float], b: tuple[float, ...] | list[float]) -> float:
-    """Intersection over union of two ``[x1, y1, x2, y2]`` boxes."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return float(inter / union) if union > 0 else 0.0
 
 
 def segment_indices(

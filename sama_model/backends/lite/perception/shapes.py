@@ -14,8 +14,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from ..fitted.linear_classes import LinearClasses
 from ..fitted import FITTED_DIR
+from ..fitted.linear_classes import LinearClasses
 
 
 def _central_hole(filled: np.ndarray, raw: np.ndarray) -> float:
