@@ -1,6 +1,6 @@
 """Peer multi-video benchmarks (CVBench, MVU-Eval, CrossVid) as data: one :class:`Benchmark` record each.
 
-A benchmark here is a registry entry per sub-task (:class:`~mvx_tasks.registry.TaskSpec` with a
+A benchmark here is a registry entry per sub-task (:class:`~mvx_tasks.task_spec.TaskSpec` with a
 benchmark-specific code prefix: ``CVB_*``, ``MVU_*``, ``CXV_*``) plus a source mapping: where the
 authors publish it (hub repo, cache folder), the environment variable naming a local copy, how one
 of the authors' rows maps onto the canonical sample, how the authors label each video in the
@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from .registry import TaskSpec
+from .schema_error import SchemaError
+from .task_spec import TaskSpec
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +111,6 @@ def _missing(value: Any) -> bool:
 
 
 def schema_error(bm_name: str, where: str, row: Row, problem: str, expected: str):
-    from .schema import SchemaError
-
     found = sorted(str(k) for k in row if not str(k).startswith("_"))
     return SchemaError(f"cannot map {where} onto the {bm_name} schema: {problem}. Columns found: {found}. "
                        f"Expected: {expected}", sample_id=str(row.get("id")) if row.get("id") is not None else None,
@@ -405,16 +404,6 @@ CROSSVID = Benchmark(
 PEERS: tuple[Benchmark, ...] = (CVBENCH, MVU_EVAL, CROSSVID)
 
 
-def register_all() -> None:
-    """Put every peer benchmark's levels and sub-tasks into the registry (idempotent)."""
-    from . import registry
-
-    for bm in PEERS:
-        registry.register_levels(bm.name, tuple(lv.code for lv in bm.levels))
-        for spec in bm.tasks:
-            registry.register_task(spec, replace=True)
-
-
 def get_benchmark(name: str) -> Benchmark:
     """A peer benchmark by key, name, task prefix or VLMEvalKit name (case-insensitive)."""
     norm = re.sub(r"[^a-z0-9]", "", str(name).lower())
@@ -422,13 +411,6 @@ def get_benchmark(name: str) -> Benchmark:
         if norm in {re.sub(r"[^a-z0-9]", "", x.lower()) for x in (bm.key, bm.name, bm.task_prefix, bm.vlmeval_name)}:
             return bm
     raise KeyError(f"unknown benchmark {name!r}; known: MVX-Bench, " + ", ".join(b.name for b in PEERS))
-
-
-def benchmark_of_code(code: str) -> str:
-    """The benchmark a task code belongs to (MVX-Bench for MVX's own codes)."""
-    from .registry import get_task
-
-    return get_task(code).benchmark
 
 
 def task_of_harness_name(task_name: str) -> tuple[str, str] | None:
