@@ -13,7 +13,8 @@ from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models._common import spans_from_scores  # noqa: E402
 from sama_model.backends.models.clip_backends import (EMBEDDINGS, ClipTemporalGrounding,  # noqa: E402
                                                       ClipVisualSimilarity)
-from sama_model.tools.contracts import TemporalGroundingBackend, VisualSimilarityBackend  # noqa: E402
+from sama_model.tools.temporal_grounding import TemporalGroundingBackend  # noqa: E402
+from sama_model.tools.visual_similarity import VisualSimilarityBackend  # noqa: E402
 from tiny_models import make_test_video, register_tiny_open_clip  # noqa: E402
 
 OPTS = dict(model=register_tiny_open_clip(), device="cpu", frames_per_video=16)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from mvx_tasks.video_decoder import VideoClip
+
 from ..backends.similarity_scoring import default_compare, reread_pair
-from .base import Tool, check_shift, fmt_shift, fmt_window
+from .base import BackendSpec, Tool, Window, check_shift, fmt_shift, fmt_window
 
 _EMBEDDINGS: dict[tuple, np.ndarray] = {}
 _EMB_LOCK = threading.Lock()
@@ -28,8 +30,36 @@ def clear_embedding_cache() -> None:
         _EMBEDDINGS.clear()
 
 
+@runtime_checkable
+class VisualSimilarityBackend(Protocol):
+    """Frame/clip embeddings and a similarity score in [0, 1] between two clips' windows.
+
+    ``embed`` returns an array [n, d] of L2-normalised frame embeddings (cached per video by the
+    tool layer); ``compare`` returns ``{"score": float, "frame_scores": [...], ...}``; ``aspect`` is
+    "content" (what is shown) or "style" (how it is rendered) where a backend distinguishes them.
+    Optional: ``compare_embeddings(ea, eb, aspect)`` scores cached embeddings (None: the tool's
+    cosine), and ``pair_aspects(ea, eb, aspect) -> (aspect_a, aspect_b)`` names a side to embed again
+    under another aspect before the pair is compared (a reading that depends on the partner; asked again with the
+    new embeddings until it names nothing new).
+    """
+
+    def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray: ...
+
+    def compare(self, a: VideoClip, b: VideoClip, window_a: Window = (None, None),
+                window_b: Window = (None, None), aspect: str = "content") -> dict: ...
+
+
 class VisualSimilarityTool(Tool):
     name = "visual_similarity"
+    contract = VisualSimilarityBackend
+    backend_classes: ClassVar[dict[str, str]] = {
+        "lite": "sama_model.backends.lite.visual_similarity:LiteVisualSimilarity",
+        "clip": "sama_model.backends.models.clip_backends:ClipVisualSimilarity",
+    }
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {
+        "offline": BackendSpec("lite"),
+        "paper": BackendSpec("clip", {"model": "timm/vit_large_patch14_clip_224.openai"}),
+    }
     video_args = ("video_a", "video_b")
 
     def embeddings(self, label: str, window: tuple[float | None, float | None], aspect: str) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Re-identification: the colour layout of a clip's main moving subject, for re-identification.
+"""Re-identification: the colour layout and texture of a clip's main moving subject, compared across clips.
 
 Re-identification compares *one subject* across cameras, backgrounds, scales, viewpoints and
 lighting, so whole-frame similarity (dominated by the background) is no evidence. Steps:
