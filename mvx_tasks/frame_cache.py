@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from .video_index import _CACHE_LOCK, _INFO
 from .video_sampling import _env_int

@@ -1,7 +1,8 @@
 """subtitle_retriever: semantic search over a video's subtitles, and exact text by time range."""
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from mvx_tasks.subtitles import SubtitleSegment
 
