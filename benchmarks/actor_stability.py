@@ -2,7 +2,7 @@
 
 Two dataset folders hold the same questions encoded twice (the real-footage composite generated at
 two CRFs, or any folder and its ``mvx-bench reencode`` copy). For every video of the chosen tasks the
-motion-found actor (:func:`sama_model.backends.lite.actor.choose_actor`) is found in both encodings,
+motion-found actor (:func:`sama_model.backends.lite.movers.actor.choose_actor`) is found in both encodings,
 and the actor taken in encoding A is also followed again in encoding B *from A's seed* (same sampled
 frame, centre and radius; B's own camera maps). Reported, per video:
 
@@ -54,7 +54,7 @@ def _actor(path: str, pixel_noise: int = 0) -> tuple[Any, Any, Any]:
     from pixel_noise import noisy
 
     from mvx_tasks.video_decoder import load_video
-    from sama_model.backends.lite.actor import actor_follow
+    from sama_model.backends.lite.movers.actor import actor_follow
 
     clip = load_video(path)
     if pixel_noise:
@@ -67,7 +67,8 @@ def compare_video(path_a: str, path_b: str, pixel_noise: int = 0) -> dict[str, A
     ``path_b``'s frames plus that noise; "error" when a video does not decode, so one broken file does
     not stop the comparison."""
     from mvx_tasks.video_decoder import VideoDecodeError
-    from sama_model.backends.lite.actor import followed_object, following
+    from sama_model.backends.lite.movers.actor_following import following
+    from sama_model.backends.lite.movers.actor_motion import followed_object
 
     try:
         clip_a, _, ca = _actor(path_a)

@@ -87,7 +87,7 @@ class BenchSimilarity(_Cost):
 
     def compare(self, a, b, window_a=(None, None), window_b=(None, None), aspect="content"):
         """The contract's direct path (tools/contracts.py); the tool itself compares cached embeddings."""
-        from sama_model.tools.visual_similarity import default_compare
+        from sama_model.backends.similarity_scoring import default_compare
 
         return {"aspect": aspect, **default_compare(self.embed(a, window_a, aspect), self.embed(b, window_b, aspect))}
 

@@ -4,7 +4,7 @@
 a real-footage composite set (``python -m mvx_tasks.real_composite``) the question is planned again from its seed and
 index, so every cut-out's centre in every output frame is known (:meth:`CompositeVideo.truth
 <mvx_tasks.real_composite.tasks.CompositeVideo.truth>`; read here for scoring only, never by a tool). The lite count
-(:func:`~sama_model.backends.lite.mover_count.mover_counts`) runs as the tools run it, and its regions' estimate
+(:func:`~sama_model.backends.lite.movers.count.mover_counts`) runs as the tools run it, and its regions' estimate
 (``estimates["regions"]``, the count the tools gave until 2026-12-06, now beside the followed count) is examined: each
 moving cut-out is matched to the track of the regions' shown floor that lies within half the cut-out's diameter of its centre in the
 most sampled frames. Each moving cut-out then is one of:
@@ -12,7 +12,7 @@ most sampled frames. Each moving cut-out then is one of:
 - ``own``: its track is counted and no other cut-out's best track;
 - ``shared``: its counted track is also another cut-out's (two touching cut-outs read as one region);
 - ``short`` / ``in place`` / ``edge``: its track fails that cut of the count
-  (:func:`~sama_model.backends.lite.mover_count.track_verdict`);
+  (:func:`~sama_model.backends.lite.movers.count.track_verdict`);
 - ``no track``: no track comes near it.
 
     python benchmarks/count_misses.py SET [SET ...] [--workers 2] [--json OUT]
@@ -43,7 +43,7 @@ CLASSES = ("own", "shared", "short", "in place", "edge", "no track")
 
 def classify(best: list[tuple[int | None, str]]) -> list[str]:
     """Each moving cut-out's class from its best track: (track id or None, the track's
-    :func:`~sama_model.backends.lite.mover_count.track_verdict`)."""
+    :func:`~sama_model.backends.lite.movers.count.track_verdict`)."""
     uses = Counter(tid for tid, _ in best if tid is not None)
     out = []
     for tid, verdict in best:
@@ -87,8 +87,8 @@ def _video(args: tuple[str, int, int, dict]) -> list[dict] | str:
 
     from mvx_tasks.real_composite.footage import FPS, T
     from mvx_tasks.video_decoder import VideoDecodeError, load_video
-    from sama_model.backends.lite import mover_count as mc
-    from sama_model.backends.lite.movers import MOVER_FRAMES, movers
+    from sama_model.backends.lite.movers import count as mc
+    from sama_model.backends.lite.movers.regions import MOVER_FRAMES, movers
 
     cv2.setNumThreads(1)
     truth = _plan(seed, index)

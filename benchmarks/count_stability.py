@@ -1,7 +1,7 @@
 """Counts of moving objects under re-encoding: per video and per CNT answer, at the backend level.
 
 For every video of a set's CNT questions it runs the lite tools' count of independently moving
-objects (:func:`sama_model.backends.lite.mover_count.mover_counts`, what ``scene_graph``,
+objects (:func:`sama_model.backends.lite.movers.count.mover_counts`, what ``scene_graph``,
 ``object_tracker`` and ``video_reader`` all answer for a generic target such as "moving cut-outs"), and
 the tracker's second reading on shifted frames that the CNT policy asks for (``shift_frames``)
 and answers each question from those readings with the CNT policy's own rule (the match probability of
@@ -59,12 +59,12 @@ def _rows(folder: Path, questions: list[dict]) -> list[Row]:
 
 def _count(path: str) -> dict | str:
     """The tool's count of one video with its two estimates and every foreground floor's reading (``floors``,
-    in :data:`~sama_model.backends.lite.mover_count.COUNT_FLOORS` order: a count rule can be replayed on
+    in :data:`~sama_model.backends.lite.movers.count.COUNT_FLOORS` order: a count rule can be replayed on
     them from the ``--json`` file without reading the videos again), or why it could not be read."""
     import cv2
 
     from mvx_tasks.video_decoder import VideoDecodeError, load_video
-    from sama_model.backends.lite.mover_count import mover_counts
+    from sama_model.backends.lite.movers.count import mover_counts
 
     from sama_model.skills.multi_video_comparison.cnt import SHIFT_FRAMES
 

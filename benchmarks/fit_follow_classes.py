@@ -1,12 +1,12 @@
-"""Fit the followed-candidate classifier of the count of moving objects (``sama_model/backends/lite/follow_classes.json``).
+"""Fit the followed-candidate classifier of the count of moving objects (``sama_model/backends/lite/fitted/follow_classes.json``).
 
-The count (:func:`sama_model.backends.lite.mover_count.mover_counts`) follows templates seeded from its regions
-through the clip (:func:`sama_model.backends.lite.mover_follow.followed`) and asks a tree ensemble which candidates
+The count (:func:`sama_model.backends.lite.movers.count.mover_counts`) follows templates seeded from its regions
+through the clip (:func:`sama_model.backends.lite.movers.follow.followed`) and asks a tree ensemble which candidates
 are objects moving on their own. This script labels every candidate of real-footage composite CNT sets by the
 generator's truth (a candidate lies on a moving cut-out when its centre is within :data:`ON_RADIUS` of the cut-out's
 diameter of the cut-out's centre in :data:`ON_SHARE` of its frames; the truth is planned again from the set's seed,
 as ``count_misses.py`` does, and read here only), fits scikit-learn's histogram gradient boosting on them and
-writes it as plain arrays (:class:`sama_model.backends.lite.tree_classes.TreeClasses`):
+writes it as plain arrays (:class:`sama_model.backends.lite.fitted.tree_classes.TreeClasses`):
 
     python benchmarks/fit_follow_classes.py SET [SET ...] [--out FILE] [--workers 2] [--by-seed] [--candidates FILE]
 
@@ -72,7 +72,7 @@ def _question(args: tuple[str, int, int, dict]) -> list[dict] | str:
     from count_misses import _plan
     from mvx_tasks.real_composite.footage import FPS, T
     from mvx_tasks.video_decoder import VideoDecodeError, load_video
-    from sama_model.backends.lite import mover_count as mc
+    from sama_model.backends.lite.movers import count as mc
 
     cv2.setNumThreads(1)
     truth = _plan(seed, index)
@@ -113,7 +113,7 @@ def measure(folders: list[Path], workers: int) -> list[dict]:
 def _fit(videos: list[dict]):
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    from sama_model.backends.lite.mover_follow import MEASURES
+    from sama_model.backends.lite.movers.follow import MEASURES
 
     x = np.array([[c["measures"][k] for k in MEASURES] for v in videos for c in v["candidates"]], np.float64)
     y = np.array([c["label"] for v in videos for c in v["candidates"]], bool)
@@ -122,7 +122,7 @@ def _fit(videos: list[dict]):
 
 
 def _count(video: dict, classes) -> int:
-    from sama_model.backends.lite.mover_follow import COUNT_PROBABILITY, Candidate, heads
+    from sama_model.backends.lite.movers.follow import COUNT_PROBABILITY, Candidate, heads
 
     cands = [Candidate(np.array(c["steps"]), np.zeros((0, 2)), np.array(c["scene"]), c["size"], c["measures"])
              for c in video["candidates"]]
@@ -131,8 +131,8 @@ def _count(video: dict, classes) -> int:
 
 def by_seed(videos: list[dict]) -> dict[int, dict]:
     """Per seed: videos, and those counted right by an ensemble fitted on the other seeds."""
-    from sama_model.backends.lite.mover_follow import MEASURES
-    from sama_model.backends.lite.tree_classes import TreeClasses
+    from sama_model.backends.lite.movers.follow import MEASURES
+    from sama_model.backends.lite.fitted.tree_classes import TreeClasses
 
     seeds = sorted({v["seed"] for v in videos})
     out = {}
@@ -145,8 +145,8 @@ def by_seed(videos: list[dict]) -> dict[int, dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sama_model.backends.lite.mover_follow import CLASSES_FILE, MEASURES
-    from sama_model.backends.lite.tree_classes import TreeClasses
+    from sama_model.backends.lite.movers.follow import CLASSES_FILE, MEASURES
+    from sama_model.backends.lite.fitted.tree_classes import TreeClasses
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sets", nargs="+", type=Path, help="real-footage composite sets with CNT questions (fitting seeds)")

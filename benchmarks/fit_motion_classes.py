@@ -1,6 +1,6 @@
-"""Fit, or check, the flow-read mover's action discriminant (``sama_model/backends/lite/motion_classes.json``).
+"""Fit, or check, the flow-read mover's action discriminant (``sama_model/backends/lite/fitted/motion_classes.json``).
 
-The motion analyzer's data["mover"] (:mod:`sama_model.backends.lite.motion_field`) gives measures of
+The motion analyzer's data["mover"] (:mod:`sama_model.backends.lite.motion.motion_field`) gives measures of
 the main mover's motion; a linear discriminant turns them into probabilities of MVX-Synth's seven
 actions. This script fits it on AM sets whose ``data.jsonl`` names each video's action (the
 real-footage composite's and MVX-Synth's AM: ``reference_action`` and ``actions``; the labels are
@@ -51,7 +51,7 @@ def _measures(path: str) -> dict[str, float] | str:
     import cv2
 
     from mvx_tasks.video_decoder import VideoDecodeError, load_video
-    from sama_model.backends.lite.motion_field import describe, motion_field
+    from sama_model.backends.lite.motion.motion_field import describe, motion_field
 
     cv2.setNumThreads(1)
     try:
@@ -120,7 +120,7 @@ def check(folders: list[Path], classes, workers: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sama_model.backends.lite.motion_field import (
+    from sama_model.backends.lite.motion.motion_field import (
         CLASSES_FILE,
         MotionClasses,
         motion_classes,

@@ -1,7 +1,7 @@
-"""Fit, or check, the lite shape namer (``sama_model/backends/lite/shape_classes.json``).
+"""Fit, or check, the lite shape namer (``sama_model/backends/lite/fitted/shape_classes.json``).
 
-The namer (:func:`sama_model.backends.lite.shapes.classify_shape`) is a linear classifier over
-:func:`~sama_model.backends.lite.shapes.outline_measures`. This script renders labelled clips like
+The namer (:func:`sama_model.backends.lite.perception.shapes.classify_shape`) is a linear classifier over
+:func:`~sama_model.backends.lite.perception.shapes.outline_measures`. This script renders labelled clips like
 MVX-Synth's CNT videos (6-10 of MVX-Synth's shapes, most 8-12 px in radius on the
 canvas, some up to 32 px, a pole, the same camera, backdrops, textures and grades), encodes each at
 CRF 20 (MVX-Synth's own encoder) and re-encodes it at CRF 30, segments every frame with the lite
@@ -95,8 +95,8 @@ def labelled(args: tuple[int, int, str]) -> list[tuple[int, str, dict[str, float
     from mvx_tasks.reencode import reencode_video
     from mvx_tasks.synth.encode import encode_mp4
     from mvx_tasks.video_decoder import load_video
-    from sama_model.backends.lite.segmentation import Segmenter
-    from sama_model.backends.lite.shapes import outline_measures
+    from sama_model.backends.lite.perception.segmentation import Segmenter
+    from sama_model.backends.lite.perception.shapes import outline_measures
 
     cv2.setNumThreads(1)
     seed, k, work = args
@@ -150,8 +150,8 @@ def check(rows: list[tuple[int, str, dict[str, float], str]], classes) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sama_model.backends.lite.linear_classes import LinearClasses
-    from sama_model.backends.lite.shapes import CLASSES_FILE, shape_classes
+    from sama_model.backends.lite.fitted.linear_classes import LinearClasses
+    from sama_model.backends.lite.perception.shapes import CLASSES_FILE, shape_classes
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fit", nargs="+", type=int, help="seeds of the labelled clips to fit on")

@@ -1,8 +1,8 @@
-"""Fit the stack score of re-identification (``STACK_WEIGHTS`` in ``sama_model/backends/lite/subject_stack.py``).
+"""Fit the stack score of re-identification (``STACK_WEIGHTS`` in ``sama_model/backends/lite/identity/stack.py``).
 
 Every RID pair of the given real-footage composite sets is read the way the identity tool reads it when both cameras
-move: each clip's subject view from its aligned stack (:func:`~sama_model.backends.lite.subject_stack.stack_view`),
-the two views' texture correlation (:func:`~sama_model.backends.lite.subject_stack.stack_texture`). A logistic fit
+move: each clip's subject view from its aligned stack (:func:`~sama_model.backends.lite.identity.stack.stack_view`),
+the two views' texture correlation (:func:`~sama_model.backends.lite.identity.stack.stack_texture`). A logistic fit
 (L2, weight 1, as scikit-learn's default) maps it to a same-subject probability; the answers in ``data.jsonl`` are
 read here only. ``--by-seed`` scores each seed with weights fitted on the others: right answers at each CRF and
 verdicts that flip between a seed's two encodings (the figures to choose settings by). Fit on
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def _pair(job: tuple[str, str, list[str], bool]) -> dict:
     from mvx_tasks.video_decoder import load_video
-    from sama_model.backends.lite.subject_stack import stack_texture, stack_view
+    from sama_model.backends.lite.identity.stack import stack_texture, stack_view
 
     folder, qid, paths, same = job
     views = [stack_view(load_video(p)) for p in paths]

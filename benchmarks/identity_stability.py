@@ -65,7 +65,7 @@ def pair_figures(a: list[float], b: list[float], same: list[bool], threshold: fl
 def score_set(folder: Path) -> tuple[dict[str, float], float]:
     """{question id: identity score}, seconds per video (decode excluded)."""
     from mvx_tasks.video_decoder import load_video
-    from sama_model.backends.lite.similarity import LiteVisualSimilarity
+    from sama_model.backends.lite.visual_similarity import LiteVisualSimilarity
 
     scores, spent, n = {}, 0.0, 0
     for p in rid_pairs(folder):

@@ -69,7 +69,7 @@ def main() -> None:
 
     from mvx_tasks.subtitles import SubtitleSegment
     from mvx_tasks.video_decoder import decode_stats, load_video
-    from sama_model.backends.lite.common import FRAME_MEMO
+    from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
     from sama_model.tools.backends import create_backend
 
     tmp = Path(tempfile.mkdtemp())

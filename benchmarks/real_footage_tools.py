@@ -56,12 +56,12 @@ def _child(clips: list[str], repeats: int) -> dict:
 
     cv2.setNumThreads(1)
     from mvx_tasks.video_decoder import VideoClip, load_video
-    from sama_model.backends.lite.common import FRAME_MEMO
-    from sama_model.backends.lite.motion import LiteMotionAnalyzer
-    from sama_model.backends.lite.reader import LiteVideoReader
+    from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
+    from sama_model.backends.lite.motion_analyzer import LiteMotionAnalyzer
+    from sama_model.backends.lite.video_reader import LiteVideoReader
     from sama_model.backends.lite.scene_graph import LiteSceneGraph
-    from sama_model.backends.lite.similarity import LiteVisualSimilarity
-    from sama_model.backends.lite.tracker import LiteObjectTracker
+    from sama_model.backends.lite.visual_similarity import LiteVisualSimilarity
+    from sama_model.backends.lite.object_tracker import LiteObjectTracker
 
     tools = {"tracker": lambda c, q: LiteObjectTracker().track(c, q),
              "tracker-shifted": lambda c, q: LiteObjectTracker().track(c, q, (float(c.timestamps[1]), None)),

@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from .registry import TaskSpec
+from .task_spec import TaskSpec
 from .row_mapping import (Row, answer_letter, as_list, checked_options, code_by_name, missing_value, name_index,
                           schema_error)
 
@@ -363,16 +363,6 @@ CROSSVID = Benchmark(
 PEERS: tuple[Benchmark, ...] = (CVBENCH, MVU_EVAL, CROSSVID)
 
 
-def register_all() -> None:
-    """Put every peer benchmark's levels and sub-tasks into the registry (idempotent)."""
-    from . import registry
-
-    for bm in PEERS:
-        registry.register_levels(bm.name, tuple(lv.code for lv in bm.levels))
-        for spec in bm.tasks:
-            registry.register_task(spec, replace=True)
-
-
 def get_benchmark(name: str) -> Benchmark:
     """A peer benchmark by key, name, task prefix or VLMEvalKit name (case-insensitive)."""
     norm = re.sub(r"[^a-z0-9]", "", str(name).lower())
@@ -380,13 +370,6 @@ def get_benchmark(name: str) -> Benchmark:
         if norm in {re.sub(r"[^a-z0-9]", "", x.lower()) for x in (bm.key, bm.name, bm.task_prefix, bm.vlmeval_name)}:
             return bm
     raise KeyError(f"unknown benchmark {name!r}; known: MVX-Bench, " + ", ".join(b.name for b in PEERS))
-
-
-def benchmark_of_code(code: str) -> str:
-    """The benchmark a task code belongs to (MVX-Bench for MVX's own codes)."""
-    from .registry import get_task
-
-    return get_task(code).benchmark
 
 
 def task_of_harness_name(task_name: str) -> tuple[str, str] | None:

@@ -6,13 +6,23 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
 from .video_index import _CACHE_LOCK, _INFO
 from .video_sampling import _env_int
 
-if TYPE_CHECKING:
-    from .video_decoder import VideoClip
+
+class Cached(Protocol):
+    """What the cache keeps: a decoded clip (:class:`mvx_tasks.video_decoder.VideoClip`), of which it reads its size
+    and whether it is a window's. Why a protocol: the decoder imports this cache, so the cache names no type of the
+    decoder's (no import cycle, not even one for type hints)."""
+
+    span: tuple[float, float] | None
+
+    @property
+    def nbytes(self) -> int: ...
+
 
 CACHE_SIZE = _env_int("MVX_FRAME_CACHE_SIZE", 64)
 CACHE_BYTES = _env_int("MVX_FRAME_CACHE_MB", 1024) * 2 ** 20
@@ -20,7 +30,7 @@ CACHE_BYTES = _env_int("MVX_FRAME_CACHE_MB", 1024) * 2 ** 20
 
 # ----------------------------------------------------------------------------- the cache
 
-_CACHE: "OrderedDict[tuple, VideoClip]" = OrderedDict()
+_CACHE: "OrderedDict[tuple, Cached]" = OrderedDict()
 _KEY_LOCKS: dict[tuple, threading.Lock] = {}
 _STATS = {"decodes": 0, "hits": 0, "window_decodes": 0, "evictions": 0}
 
@@ -47,7 +57,7 @@ def _evict() -> None:
         _STATS["evictions"] += 1
 
 
-def _cached(key: tuple, make) -> VideoClip:
+def _cached(key: tuple, make: Callable[[], Cached]) -> Cached:
     with _CACHE_LOCK:
         clip = _CACHE.get(key)
         if clip is not None:

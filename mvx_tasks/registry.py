@@ -11,35 +11,12 @@ can add a task without editing this package (see README, "Adding a task").
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import yaml
 
-LEVELS: tuple[str, ...] = ("perception", "matching", "reasoning")
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    """One benchmark task as the paper defines it."""
-
-    code: str  # upper-case short code, e.g. "CNT"
-    name: str  # human-readable name
-    level: str  # one of LEVELS
-    n_questions: int  # questions in the full benchmark (0 for tasks outside MVX-Bench)
-    n_options: int | None  # options per question; None when it varies per question
-    chance: float  # expected accuracy of uniform guessing, in [0, 1]
-    description: str = ""
-    benchmark: str = "MVX-Bench"  # which benchmark the task belongs to (see mvx_tasks.benchmarks)
-
-    @property
-    def slug(self) -> str:
-        """Lower-case code used in harness task names (``mvx_bench_<slug>``, ``cvbench_mv_<slug>``)."""
-        return self.code.lower()
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
+from .benchmarks import PEERS
+from .task_spec import LEVELS, TaskSpec
 
 _BUILTIN: tuple[TaskSpec, ...] = (
     TaskSpec("CNT", "Counting", "perception", 150, 4, 0.25,
@@ -196,8 +173,19 @@ def total_questions() -> int:
     return sum(t.n_questions for t in bench_tasks())
 
 
-# Peer benchmarks (CVBench, MVU-Eval, CrossVid): their sub-tasks are registry entries too, declared
-# with their data sources in mvx_tasks/benchmarks.py (imported here so every lookup sees them).
-from . import benchmarks as _benchmarks  # noqa: E402
+def benchmark_of_code(code: str) -> str:
+    """The benchmark a task code belongs to (MVX-Bench for MVX's own codes)."""
+    return get_task(code).benchmark
 
-_benchmarks.register_all()
+
+def _register_peers() -> None:
+    """Put every peer benchmark's levels and sub-tasks into the registry (idempotent)."""
+    for bm in PEERS:
+        register_levels(bm.name, tuple(lv.code for lv in bm.levels))
+        for spec in bm.tasks:
+            register_task(spec, replace=True)
+
+
+# Peer benchmarks (CVBench, MVU-Eval, CrossVid): their sub-tasks are registry entries too, declared
+# with their data sources in mvx_tasks/benchmarks.py (registered here so every lookup sees them).
+_register_peers()

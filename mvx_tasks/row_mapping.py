@@ -10,6 +10,8 @@ import re
 import string
 from typing import Any, Iterable
 
+from .schema_error import SchemaError
+
 Row = dict[str, Any]
 
 _LETTERED = re.compile(r"^\s*\(?([A-Z])\s*[\.\):]\s*(.*?)\s*$", re.S)
@@ -21,9 +23,7 @@ def missing_value(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or (isinstance(value, str) and not value.strip())
 
 
-def schema_error(bm_name: str, where: str, row: Row, problem: str, expected: str):
-    from .schema import SchemaError
-
+def schema_error(bm_name: str, where: str, row: Row, problem: str, expected: str) -> SchemaError:
     found = sorted(str(k) for k in row if not str(k).startswith("_"))
     return SchemaError(f"cannot map {where} onto the {bm_name} schema: {problem}. Columns found: {found}. "
                        f"Expected: {expected}", sample_id=str(row.get("id")) if row.get("id") is not None else None,

@@ -18,31 +18,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 from .registry import get_task, UnknownTaskError
+from .schema_error import SchemaError
 
 VIDEO_EXTENSIONS = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".gif")
 SUBTITLE_EXTENSIONS = (".srt", ".vtt", ".txt")
 REQUIRED_FIELDS = ("id", "task", "question", "options", "answer", "videos")
-
-
-class SchemaError(ValueError):
-    """A sample that does not follow the canonical schema.
-
-    The message always names the question id (when known), the file and line, and the fix.
-    """
-
-    def __init__(self, problem: str, *, sample_id: str | None = None, where: str | None = None,
-                 fix: str | None = None):
-        self.problem, self.sample_id, self.where, self.fix = problem, sample_id, where, fix
-        parts = []
-        if sample_id is not None:
-            parts.append(f"question {sample_id!r}")
-        if where:
-            parts.append(f"({where})")
-        head = " ".join(parts)
-        msg = f"{head}: {problem}" if head else problem
-        if fix:
-            msg += f". Fix: {fix}"
-        super().__init__(msg)
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,14 @@ from typing import Any
 
 import yaml
 
+from .tools import TOOL_CLASSES
 from .tools.backends import TOOL_NAMES
-from .tools.toolkit import BackendSpec
+from .tools.base import BackendSpec
 
 PROFILE_FILE = Path(__file__).with_name("profiles.yaml")
 DEFAULT_PROFILE = "offline"
+#: a profile's kind when it names none: which default backend each tool takes (see :func:`load_profile`)
+DEFAULT_KIND = "offline"
 #: short planner arguments accepted at top level
 PLANNER_KEYS = ("model", "base_url", "api_key_env", "timeout", "max_retries", "backoff", "backoff_max",
                 "temperature", "seed", "max_tokens", "max_completion_tokens", "reasoning_effort", "max_new_tokens",
@@ -99,17 +102,49 @@ def profile_names() -> list[str]:
     return list(_raw_profiles())
 
 
-def load_profile(name: str) -> dict[str, Any]:
-    """A profile's settings with ``extends`` applied (the child's keys win)."""
+def profile_kinds() -> list[str]:
+    """The profile kinds the tools declare default backends for (``offline``, ``paper``)."""
+    return sorted({kind for cls in TOOL_CLASSES.values() for kind in cls.default_backends})
+
+
+def _settings(name: str) -> dict[str, Any]:
+    """A profile's own settings with ``extends`` applied: the child's keys win, and its ``backends`` entries
+    win tool by tool over its parent's."""
     profiles = _raw_profiles()
     if name not in profiles:
         raise ConfigError(f"unknown profile {name!r}; profiles: {', '.join(profiles)}")
     data = copy.deepcopy(profiles[name])
     parent = data.pop("extends", None)
     if parent:
-        base = load_profile(parent)
+        base = _settings(parent)
+        backends = {**(base.get("backends") or {}), **(data.get("backends") or {})}
         base.update(data)
+        if backends:
+            base["backends"] = backends
         data = base
+    return data
+
+
+def load_profile(name: str) -> dict[str, Any]:
+    """A profile's settings with ``extends`` applied and ``backends`` filled in for every tool: the profile's own
+    entry (``null`` = off), else the tool's default backend for the profile's ``kind`` (the tool class's
+    ``default_backends``; off when the tool declares none for that kind). So a new tool needs no profile entry."""
+    data = _settings(name)
+    kind = str(data.get("kind", DEFAULT_KIND))
+    if kind not in profile_kinds():
+        raise ConfigError(f"profile {name!r}: unknown kind {kind!r}; kinds the tools declare: {', '.join(profile_kinds())}")
+    given = data.get("backends") or {}
+    unknown = sorted(set(given) - set(TOOL_CLASSES))
+    if unknown:
+        raise ConfigError(f"profile {name!r}: backends for unknown tools {unknown}; tools: {', '.join(TOOL_CLASSES)}")
+    backends: dict[str, Any] = {}
+    for tool, cls in TOOL_CLASSES.items():
+        if tool in given:
+            backends[tool] = given[tool]
+        else:
+            default = cls.default_backends.get(kind)
+            backends[tool] = default.to_dict() if default is not None else None
+    data["kind"], data["backends"] = kind, backends
     return data
 
 

@@ -11,8 +11,8 @@ import pytest
 from test_lite_actor import actor_clip
 
 from mvx_tasks.synth.encode import encode_mp4
-from sama_model.backends.lite.actor import actor_follow, motion_actor
-from sama_model.backends.lite.common import FRAME_MEMO
+from sama_model.backends.lite.movers.actor import actor_follow, motion_actor
+from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import actor_stability as st

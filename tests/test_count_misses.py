@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import count_misses
 
-from sama_model.backends.lite.mover_count import EDGE_SHARE, MIN_TRAVEL_SIZES, track_verdict
+from sama_model.backends.lite.movers.count import EDGE_SHARE, MIN_TRAVEL_SIZES, track_verdict
 from scenes import panning_plate
 
 

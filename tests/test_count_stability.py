@@ -254,8 +254,8 @@ def test_script_on_a_generated_set_answers_as_the_agent_does(tmp_path, capsys):
     assert saved["report"] == report and len(saved["videos"][str(a)]) == 10
     # every floor's reading is kept, and the regions' estimate replays from them; the followed objects'
     # probabilities are kept, and the count and its grade replay from those
-    from sama_model.backends.lite.mover_count import COUNT_FLOORS, GRADE_FROM, agreed_count
-    from sama_model.backends.lite.mover_follow import COUNT_PROBABILITY
+    from sama_model.backends.lite.movers.count import COUNT_FLOORS, GRADE_FROM, agreed_count
+    from sama_model.backends.lite.movers.follow import COUNT_PROBABILITY
     for v in saved["videos"][str(a)] + saved["videos"][str(b)]:
         assert len(v["got"]["floors"]) == len(COUNT_FLOORS)
         assert agreed_count(v["got"]["floors"]) == v["got"]["regions"]

@@ -13,8 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import fit_follow_classes
 
 from mvx_tasks.real_composite.tasks import MoverTruth
-from sama_model.backends.lite.mover_follow import MEASURES, Candidate
-from sama_model.backends.lite.tree_classes import TreeClasses
+from sama_model.backends.lite.movers.follow import MEASURES, Candidate
+from sama_model.backends.lite.fitted.tree_classes import TreeClasses
 
 
 def _cand(steps, image) -> Candidate:

@@ -5,9 +5,9 @@ import cv2
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.activity import N_POINTS, activity_profile, profile_correlation
+from sama_model.backends.lite.motion.activity import N_POINTS, activity_profile, profile_correlation
 from scenes import background, make_clip
-from sama_model.backends.lite.similarity import LiteVisualSimilarity
+from sama_model.backends.lite.visual_similarity import LiteVisualSimilarity
 
 T = 24
 

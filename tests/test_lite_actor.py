@@ -1,4 +1,4 @@
-"""The main actor found by how it moves and followed by its texture (lite/actor.py), and AM's use of it."""
+"""The main actor found by how it moves and followed by its texture (lite/movers/actor.py), and AM's use of it."""
 
 import json
 
@@ -9,23 +9,15 @@ from scenes import make_clip, textured_image
 
 from mvx_tasks.synth.scene import _blend
 from mvx_tasks.synth.sprites import motion_track
-from sama_model.backends.lite import actor as actor_mod
-from sama_model.backends.lite.actor import (
-    Followed,
-    back_and_forth,
-    centre_path,
-    follow,
-    followed_object,
-    motion_actor,
-    on_movers,
-    rigid_seed,
-    rotating_fit,
-    seed_point,
-)
-from sama_model.backends.lite.movers import Movers, movers
-from sama_model.backends.lite.segmentation import Segment
-from sama_model.backends.lite.tracker import Track
-from sama_model.backends.lite.common import FRAME_MEMO
+from sama_model.backends.lite.movers import actor as actor_mod
+from sama_model.backends.lite.movers import actor_following, actor_motion
+from sama_model.backends.lite.movers.actor import motion_actor, on_movers, rigid_seed, seed_point
+from sama_model.backends.lite.movers.actor_following import Followed, follow
+from sama_model.backends.lite.movers.actor_motion import back_and_forth, centre_path, followed_object, rotating_fit
+from sama_model.backends.lite.movers.regions import Movers, movers
+from sama_model.backends.lite.perception.segment import Segment
+from sama_model.backends.lite.motion.tracks import Track
+from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
 from sama_model.skills.multi_video_comparison.am import (
     combined_patterns,
     signature_similarity,
@@ -138,7 +130,7 @@ def test_a_drifting_orbit_is_named_by_its_two_dimensional_phase(monkeypatch):
     share, circ, radius = rotating_fit(_T24, orbit, 40.0)
     assert share == pytest.approx(1.0) and circ == pytest.approx(720 / 738) and radius == pytest.approx(0.75)
     assert followed_object(_path_followed(orbit))["patterns"] == ["orbiting"]
-    monkeypatch.setattr(actor_mod, "ORBIT_FIT", 9.0)  # the trajectory rules alone: a zig-zag
+    monkeypatch.setattr(actor_motion, "ORBIT_FIT", 9.0)  # the trajectory rules alone: a zig-zag
     assert followed_object(_path_followed(orbit))["patterns"] == ["zig-zag"]
 
 
@@ -149,7 +141,7 @@ def test_a_fast_small_back_and_forth_on_a_drift_is_shaking(monkeypatch):
     rev, sway, fit, hz = back_and_forth(_T24, shake, 40.0)
     assert (round(rev, 2), round(sway, 2), round(fit, 2), hz) == (5.57, 0.16, 0.99, pytest.approx(3.0))
     assert followed_object(_path_followed(shake))["patterns"] == ["shaking"]
-    monkeypatch.setattr(actor_mod, "SHAKE_MAX_SWAY", -1.0)
+    monkeypatch.setattr(actor_motion, "SHAKE_MAX_SWAY", -1.0)
     assert followed_object(_path_followed(shake))["patterns"] == ["zig-zag"]
     # a zig-zag (1.4-Hz triangle of 18 px across a 40 px/s slide) keeps its name: no turn (circularity
     # 0), 2.43 reversals a second at 1.38 Hz
@@ -343,10 +335,10 @@ def test_follow_skips_tries_that_cannot_beat_a_near_perfect_match(monkeypatch):
         calls[0] += 1
         return real(*a)
 
-    monkeypatch.setattr(actor_mod.cv2, "matchTemplate", counted)
+    monkeypatch.setattr(actor_following.cv2, "matchTemplate", counted)
     got = follow(clip, m, k0, centre, radius)
     skipped, calls[0] = calls[0], 0
-    monkeypatch.setattr(actor_mod, "MATCH_CEILING", 9.0)  # every try made
+    monkeypatch.setattr(actor_following, "MATCH_CEILING", 9.0)  # every try made
     full = follow(clip, m, k0, centre, radius)
     FRAME_MEMO.clear()
     for field in ("pos", "angle", "scale", "score"):

@@ -7,19 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.common import FRAME_MEMO
+from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
 from scenes import Mover, render_scene
 from sama_model.tools import contracts
 from sama_model.tools.backends import create_backend
 
-VISUAL = {
-    "video_reader": contracts.VideoReaderBackend,
-    "temporal_grounding": contracts.TemporalGroundingBackend,
-    "scene_graph": contracts.SceneGraphBackend,
-    "object_tracker": contracts.ObjectTrackerBackend,
-    "visual_similarity": contracts.VisualSimilarityBackend,
-    "motion_analyzer": contracts.MotionAnalyzerBackend,
-}
+VISUAL = {tool: contracts.CONTRACTS[tool] for tool in ("video_reader", "temporal_grounding", "scene_graph",
+                                                      "object_tracker", "visual_similarity", "motion_analyzer")}
 
 
 def _clip(seed: int):

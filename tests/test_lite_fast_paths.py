@@ -9,11 +9,14 @@ import cv2
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.colours import _color_codes_plain, color_codes, color_name
-from sama_model.backends.lite.common import FRAME_MEMO, median_u8, order_stats, resize_max
-from sama_model.backends.lite.movers import _warp
-from sama_model.backends.lite.segmentation import Segmenter, colour_centres, colour_rarity
-from sama_model.backends.lite.trajectory import OSC_FREQS_HZ, OSC_PHASES, _phases
+from sama_model.backends.lite.perception.colours import _color_codes_plain, color_codes, color_name
+from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
+from sama_model.backends.lite.shared.order_stats import median_u8, order_stats
+from sama_model.backends.lite.shared.sampling import resize_max
+from sama_model.backends.lite.movers.camera import _warp
+from sama_model.backends.lite.perception.colour_rarity import colour_centres, colour_rarity
+from sama_model.backends.lite.perception.segmentation import Segmenter
+from sama_model.backends.lite.motion.trajectory import OSC_FREQS_HZ, OSC_PHASES, _phases
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 13, 23, 24, 25])
@@ -142,7 +145,7 @@ def test_resized_copies_are_remembered_by_content() -> None:
 def test_texture_poor_pairs_skip_the_dense_flow(monkeypatch: pytest.MonkeyPatch) -> None:
     # a flat grey frame with one small square: too few corners and too few textured grid points for a
     # camera fit, decided (STATIC) before any dense flow is computed
-    import sama_model.backends.lite.flow as flow
+    import sama_model.backends.lite.motion.flow as flow
 
     calls = []
     real = flow.dense_flow
@@ -168,8 +171,8 @@ def test_texture_poor_pairs_skip_the_dense_flow(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_track_prediction_reads_only_the_last_two_observations() -> None:
-    from sama_model.backends.lite.segmentation import Segment
-    from sama_model.backends.lite.tracker import Track
+    from sama_model.backends.lite.perception.segment import Segment
+    from sama_model.backends.lite.motion.tracks import Track
 
     def seg(x: float, y: float) -> Segment:
         return Segment(box=(x - 2, y - 2, x + 2, y + 2), centroid=(x, y), area=16.0, color="red", shape="circle",
@@ -190,7 +193,7 @@ def test_an_entry_being_computed_is_waited_for_not_computed_again() -> None:
     import threading
     import time
 
-    from sama_model.backends.lite.common import FrameMemo
+    from sama_model.backends.lite.shared.frame_memo import FrameMemo
 
     memo = FrameMemo()
     frames = np.zeros((2, 4, 4, 3), np.uint8)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from scenes import background, camera_clip, draw_shape, make_clip, textured_image
-from sama_model.backends.lite.flow import camera_terms, global_motion
-from sama_model.backends.lite.motion import LiteMotionAnalyzer
+from sama_model.backends.lite.motion.flow import camera_terms, global_motion
+from sama_model.backends.lite.motion_analyzer import LiteMotionAnalyzer
 
 IMAGE = textured_image(600, 800, seed=1)
 
@@ -169,7 +169,7 @@ def _panning_clip(T: int = 24, seed: int = 0) -> np.ndarray:
 
 
 def test_frozen_patch_scores_higher_than_clean():
-    from sama_model.backends.lite.forensics import manipulation_evidence
+    from sama_model.backends.lite.manipulation_detector import manipulation_evidence
 
     clean = _panning_clip()
     fake = clean.copy()
@@ -180,7 +180,7 @@ def test_frozen_patch_scores_higher_than_clean():
 
 
 def test_copy_move_detected_with_its_offset():
-    from sama_model.backends.lite.forensics import manipulation_evidence
+    from sama_model.backends.lite.manipulation_detector import manipulation_evidence
 
     clean = _panning_clip(seed=1)
     fake = clean.copy()
@@ -193,7 +193,7 @@ def test_copy_move_detected_with_its_offset():
 def test_manipulation_score_is_calibrated_on_pinned_and_copy_move():
     """No pinned region and no duplicates -> the bias alone, sigmoid(-2.725) = 0.0615; a frozen
     region crosses 0.5; a clone's copy-move cue (20 votes per frame) decides on its own."""
-    from sama_model.backends.lite.forensics import manipulation_evidence
+    from sama_model.backends.lite.manipulation_detector import manipulation_evidence
 
     clean = _panning_clip()
     frozen = clean.copy()
@@ -208,7 +208,7 @@ def test_manipulation_score_is_calibrated_on_pinned_and_copy_move():
 
 
 def test_forensics_is_its_own_backend_not_part_of_motion():
-    from sama_model.backends.lite.forensics import LiteManipulationDetector
+    from sama_model.backends.lite.manipulation_detector import LiteManipulationDetector
 
     clip = make_clip(_panning_clip(T=12), fps=8.0)
     out = LiteManipulationDetector().detect(clip)
@@ -289,7 +289,7 @@ def test_oscillation_kinds_at_8_fps(name, fn, pattern):
 def test_waveform_fit_recovers_shape_and_rate():
     """Exact samples: each template explains its own waveform fully, at the right rate, and a
     triangle and |sin| are told apart (the fit of the other template is clearly worse)."""
-    from sama_model.backends.lite.trajectory import _waveform_fit
+    from sama_model.backends.lite.motion.trajectory import _waveform_fit
 
     t = np.arange(24) / 8.0
     bounce = -np.abs(np.sin(np.pi * (1.0 * t + 10 / 48)))  # 1 bounce per second, a phase on the grid
@@ -324,7 +324,7 @@ def test_spin_rate_sees_through_symmetry_aliasing():
     """A hexagon turning ~30 degrees a frame (240 deg/s at 8 fps) measures, modulo its 60-degree
     symmetry, as steps of alternating sign (+28, -29, ...): one steady rate explains them all.
     A still shape (steps of +-1 degree) has rate ~0."""
-    from sama_model.backends.lite.rotation import spin_rate
+    from sama_model.backends.lite.motion.rotation import spin_rate
 
     true_steps = 30.0 + np.array([-2, 1, 2, -1, 3, -2, 1, 2, -3, 0, 2, -1])
     observed = (true_steps + 30.0) % 60.0 - 30.0  # what a 6-fold outline shows
@@ -339,8 +339,8 @@ def test_rotation_harmonics_measure_each_consecutive_pair_once_per_outline():
     """A square turned 10 degrees a step (clockwise on screen), then a circle, then a 4-point outline:
     the square's pairs measure +10 on harmonic 4; a pair with the circle (no angular structure) or the
     short outline (too few points) measures nothing; every value is rotation_harmonic's, bit for bit."""
-    from sama_model.backends.lite.rotation import rotation_harmonic, rotation_harmonics
-    from sama_model.backends.lite.segmentation import Segment
+    from sama_model.backends.lite.motion.rotation import rotation_harmonic, rotation_harmonics
+    from sama_model.backends.lite.perception.segment import Segment
 
     def outline(points: np.ndarray) -> Segment:
         return Segment(box=(0, 0, 1, 1), centroid=(50.0, 50.0), area=1.0, color="", shape="", rgb=(0, 0, 0),

@@ -3,8 +3,8 @@
 import pytest
 
 from scenes import Mover, camera_clip, make_clip, render_scene, textured_image
-from sama_model.backends.lite.grounding import LiteTemporalGrounding
-from sama_model.backends.lite.reader import LiteVideoReader
+from sama_model.backends.lite.temporal_grounding import LiteTemporalGrounding
+from sama_model.backends.lite.video_reader import LiteVideoReader
 
 MOVERS = [
     Mover("circle", "red", (30, 40), (5, 0), 12),

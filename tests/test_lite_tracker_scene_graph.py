@@ -5,8 +5,9 @@ import pytest
 
 from scenes import Mover, render_scene
 from sama_model.backends.lite.scene_graph import LiteSceneGraph
-from sama_model.backends.lite.segmentation import box_iou
-from sama_model.backends.lite.tracker import _BIG, LiteObjectTracker
+from sama_model.backends.lite.perception.segment import box_iou
+from sama_model.backends.lite.motion.tracks import _BIG
+from sama_model.backends.lite.object_tracker import LiteObjectTracker
 
 MOVERS = [
     Mover("circle", "red", (30, 40), (5, 0), 12),
@@ -119,8 +120,8 @@ def test_association_cost_is_the_plain_form_bit_for_bit():
     """tracker._cost (early gate exits, norm as sqrt(v.dot(v)), whole-number colour distance summed as
     integers) gives _cost_plain's value exactly, on pairs of constructed segments past and within each
     gate, with float, numpy float32 and float rgb fields."""
-    from sama_model.backends.lite.segmentation import Segment
-    from sama_model.backends.lite.tracker import Track, _cost
+    from sama_model.backends.lite.perception.segment import Segment
+    from sama_model.backends.lite.motion.tracks import Track, _cost
 
     rng = np.random.default_rng(3)
 
@@ -149,8 +150,8 @@ def test_rescue_gate_links_a_fast_turn_only_among_the_unmatched():
     """A red object sliding 20 px a step turns down 60 px (3.3 sizes from where it was, past the 2.5 gate)
     next to a still red object of its size: with ``rescue_gate`` its track continues and the still
     object's track is untouched; without it the turn starts a new track."""
-    from sama_model.backends.lite.segmentation import Segment
-    from sama_model.backends.lite.tracker import associate
+    from sama_model.backends.lite.perception.segment import Segment
+    from sama_model.backends.lite.motion.tracks import associate
 
     def seg(x: float, y: float) -> Segment:
         return Segment(box=(x - 10, y - 10, x + 10, y + 10), centroid=(x, y), area=400.0, color="red",

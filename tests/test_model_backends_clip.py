@@ -13,7 +13,8 @@ from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models._common import spans_from_scores  # noqa: E402
 from sama_model.backends.models.clip_backends import (EMBEDDINGS, ClipTemporalGrounding,  # noqa: E402
                                                       ClipVisualSimilarity)
-from sama_model.tools.contracts import TemporalGroundingBackend, VisualSimilarityBackend  # noqa: E402
+from sama_model.tools.temporal_grounding import TemporalGroundingBackend  # noqa: E402
+from sama_model.tools.visual_similarity import VisualSimilarityBackend  # noqa: E402
 from tiny_models import make_test_video, register_tiny_open_clip  # noqa: E402
 
 OPTS = dict(model=register_tiny_open_clip(), device="cpu", frames_per_video=16)
@@ -98,7 +99,7 @@ def test_missing_pretrained_weights_fail_fast(clips, monkeypatch):
 def test_motion_aspect_is_the_pixel_activity_profile_not_clip(clips):
     """aspect="motion" (when things move) is answered by the shared activity profile, so the paper
     profile's similarity tool can compare multi-view recordings too; other aspects stay CLIP cosine."""
-    from sama_model.backends.lite.activity import N_POINTS, activity_profile
+    from sama_model.backends.lite.motion.activity import N_POINTS, activity_profile
 
     sim = ClipVisualSimilarity(**OPTS)
     a, b = clips[0], clips[1]

@@ -12,7 +12,7 @@ from mvx_tasks.video_decoder import load_video  # noqa: E402
 from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models._common import color_name, query_nouns  # noqa: E402
 from sama_model.backends.models.grounding_dino import GroundingDinoSceneGraph, box_relation  # noqa: E402
-from sama_model.tools.contracts import SceneGraphBackend  # noqa: E402
+from sama_model.tools.scene_graph import SceneGraphBackend  # noqa: E402
 from tiny_models import build_tiny_grounding_dino, make_test_video  # noqa: E402
 
 

@@ -12,7 +12,7 @@ pytest.importorskip("openai")
 
 from mvx_tasks.video_decoder import load_video  # noqa: E402
 from sama_model.backends.models.endpoint_reader import EndpointVideoReader  # noqa: E402
-from sama_model.tools.contracts import VideoReaderBackend  # noqa: E402
+from sama_model.tools.video_reader import VideoReaderBackend  # noqa: E402
 from tiny_models import make_test_video  # noqa: E402
 
 

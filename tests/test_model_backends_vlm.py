@@ -12,7 +12,7 @@ pytest.importorskip("torchvision")
 from mvx_tasks.video_decoder import load_video  # noqa: E402
 from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models.vlm_reader import TransformersVideoReader, _video_kwargs  # noqa: E402
-from sama_model.tools.contracts import VideoReaderBackend  # noqa: E402
+from sama_model.tools.video_reader import VideoReaderBackend  # noqa: E402
 from tiny_models import build_tiny_qwen2_5_vl, build_tiny_qwen3_vl, make_test_video  # noqa: E402
 
 

@@ -13,7 +13,7 @@ pytest.importorskip("ultralytics")
 from mvx_tasks.video_decoder import load_video  # noqa: E402
 from sama_model.backends.models import _runtime  # noqa: E402
 from sama_model.backends.models.yolo_tracker import YoloObjectTracker  # noqa: E402
-from sama_model.tools.contracts import ObjectTrackerBackend  # noqa: E402
+from sama_model.tools.object_tracker import ObjectTrackerBackend  # noqa: E402
 from tiny_models import build_tiny_yolo, make_test_video  # noqa: E402
 
 

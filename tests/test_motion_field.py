@@ -1,4 +1,4 @@
-"""The flow-read mover (sama_model/backends/lite/motion_field.py): constructed clips with known
+"""The flow-read mover (sama_model/backends/lite/motion/motion_field.py): constructed clips with known
 motion over a textured, panning background; the discriminant's fit and file; AM's use of it."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scenes import make_clip, textured_image
 
-from sama_model.backends.lite.motion_field import (
+from sama_model.backends.lite.motion.motion_field import (
     CLASSES_FILE,
     MotionClasses,
     camera_affine,

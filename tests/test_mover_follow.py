@@ -1,10 +1,10 @@
-"""Following a candidate's own look through the clip (:mod:`sama_model.backends.lite.mover_follow`): exact paths on
+"""Following a candidate's own look through the clip (:mod:`sama_model.backends.lite.movers.follow`): exact paths on
 constructed frames, the median distance of two paths, and one kept candidate per object."""
 import numpy as np
 import pytest
 
-from sama_model.backends.lite import mover_follow as mf
-from sama_model.backends.lite.tree_classes import Tree, TreeClasses
+from sama_model.backends.lite.movers import follow as mf
+from sama_model.backends.lite.fitted.tree_classes import Tree, TreeClasses
 
 
 def _frames(n: int, start: tuple[int, int], step: tuple[int, int], side: int = 14, gone_from: int | None = None):

@@ -8,12 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.common import FRAME_MEMO, window_indices
-from sama_model.backends.lite.mover_count import (COUNT_FLOORS, PointTrack, _moves, agreed_count, edge_share,
+from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
+from sama_model.backends.lite.shared.sampling import window_indices
+from sama_model.backends.lite.movers.count import (COUNT_FLOORS, PointTrack, _moves, agreed_count, edge_share,
                                                   foreground_share, most_at_once, mover_counts, rigid_groups)
-from sama_model.backends.lite.movers import camera_chain, movers
-from sama_model.backends.lite.segmentation import Segment
-from sama_model.backends.lite.tracker import Track
+from sama_model.backends.lite.movers.camera import camera_chain
+from sama_model.backends.lite.movers.regions import movers
+from sama_model.backends.lite.perception.segment import Segment
+from sama_model.backends.lite.motion.tracks import Track
 from scenes import make_clip, textured_image
 
 SIDE = 224
@@ -154,8 +156,8 @@ def test_flat_backdrop_is_a_still_camera(n_moving):
     assert got["count"] == n_moving
     assert got["estimates"] == {"followed": n_moving, "regions": n_moving, "points": n_moving}
     # the tracker's generic count carries every followed object's probability, for the CNT policy's match
-    from sama_model.backends.lite.mover_follow import COUNT_PROBABILITY
-    from sama_model.backends.lite.tracker import LiteObjectTracker
+    from sama_model.backends.lite.movers.follow import COUNT_PROBABILITY
+    from sama_model.backends.lite.object_tracker import LiteObjectTracker
 
     tracked = LiteObjectTracker().track(clip, "moving objects")
     assert tracked["count_probabilities"] == got["probabilities"]
@@ -167,7 +169,7 @@ def test_texture_share_counts_the_pixels_a_camera_fit_could_register_on():
     """A uniform frame has none; a step of 100 grey levels, after the small copy's 3x3 blur (25, 75 on
     either side), has a gradient above 1 grey level per pixel on 4 of 160 columns (12.5, 37.5, 37.5,
     12.5); a textured world has it almost everywhere."""
-    from sama_model.backends.lite.movers import small_grey, texture_share
+    from sama_model.backends.lite.movers.camera import small_grey, texture_share
 
     flat = np.full((120, 160, 3), 90, np.uint8)
     assert texture_share(small_grey(flat)) == 0.0
@@ -182,7 +184,7 @@ def test_many_patches_over_a_flat_backdrop_are_still_decided_by_texture():
     cells (median 11, above FLAT_CELLS): the cell rule alone followed the patches (23 of 23 pairs moved and
     the count read 4). The backdrop's texture share (0.13, under FLAT_TEXTURE) decides the camera still
     before any pair is fitted, and the count is 5 by both estimates."""
-    from sama_model.backends.lite import movers as movers_mod
+    from sama_model.backends.lite.movers import camera as movers_mod
 
     FRAME_MEMO.clear()
     clip = _flat_clip([(10, 20), (170, 110), (100, 60), (20, 120), (170, 15)],
@@ -246,7 +248,7 @@ def test_a_patch_cut_by_the_frame_edge_is_no_region_mover(n_moving):
 def _camera_chain_plain(cells: list[int]) -> list[np.ndarray]:
     """camera_chain's rule with every pair fitted: identities when the median pair lies in fewer than
     FLAT_CELLS cells, else each pair's own map (here the identity scaled by its index + 2)."""
-    from sama_model.backends.lite.movers import FLAT_CELLS
+    from sama_model.backends.lite.movers.camera import FLAT_CELLS
 
     if cells and float(np.median(cells)) < FLAT_CELLS:
         return [np.eye(3) for _ in cells]
@@ -259,7 +261,7 @@ def test_camera_chain_decides_a_flat_backdrop_as_soon_as_it_is_certain(monkeypat
     FLAT_CELLS (ties at the cut-off, even counts whose middle values straddle it), and fits fewer pairs."""
     import itertools
 
-    from sama_model.backends.lite import movers as movers_mod
+    from sama_model.backends.lite.movers import camera as movers_mod
 
     # (textured frames: a uniform one is decided still by its texture before any pair is fitted)
     clip = make_clip([np.random.default_rng(k).integers(0, 256, (8, 8, 3), dtype=np.uint8) for k in range(9)])
@@ -286,13 +288,13 @@ def test_camera_chain_decides_a_flat_backdrop_as_soon_as_it_is_certain(monkeypat
 
 def _cells_plain(q: np.ndarray, w: int, h: int) -> int:
     """movers._cells one point at a time (the rule it must match)."""
-    from sama_model.backends.lite.movers import GRID_CELLS
+    from sama_model.backends.lite.movers.camera import GRID_CELLS
 
     return len({(int(y * GRID_CELLS // h), int(x * GRID_CELLS // w)) for x, y in q})
 
 
 def test_inlier_cells_match_the_point_by_point_rule():
-    from sama_model.backends.lite.movers import _cells
+    from sama_model.backends.lite.movers.camera import _cells
 
     rng = np.random.default_rng(0)
     for trial in range(400):
@@ -309,9 +311,9 @@ def _foreground_plain(clip, idx, maps, local):
     background and the still pairs' differences (issue 19): every frame and neighbour computed afresh."""
     import cv2
 
-    from sama_model.backends.lite.common import fast_median, median_u8, order_stats
-    from sama_model.backends.lite.movers import (DIFF_FLOOR, EDGE_WEIGHT, LOCAL_STEPS, NOISE_FACTOR, _absdiff_max,
-                                                 _small)
+    from sama_model.backends.lite.shared.order_stats import fast_median, median_u8, order_stats
+    from sama_model.backends.lite.movers.camera import _small
+    from sama_model.backends.lite.movers.foreground import (DIFF_FLOOR, EDGE_WEIGHT, LOCAL_STEPS, NOISE_FACTOR, _absdiff_max)
 
     smalls = [_small(clip.frames[int(i)]) for i in idx]
     n = len(idx)
@@ -365,7 +367,7 @@ def test_foreground_masks_match_the_plain_form(camera):
     """The background per distinct map and the still pairs' differences made once give the plain form's
     masks bit for bit (local or not): a still camera (every map the identity), whole-pixel moves, a
     moving camera (sub-pixel similarities) and maps equal in runs (a camera that stops and moves)."""
-    from sama_model.backends.lite.movers import foreground_masks
+    from sama_model.backends.lite.movers.foreground import foreground_masks
 
     n_moving = 2
     clip = _pan_clip(_STARTS[:n_moving], _VELS[:n_moving], n_frames=13, pan=0.0)
@@ -395,7 +397,7 @@ def test_foreground_masks_match_the_plain_form(camera):
 
 def test_with_core_keeps_the_parts_that_hold_a_strong_pixel():
     """Two 8-connected parts of a mask; only the one holding a strong pixel stays, whole."""
-    from sama_model.backends.lite.movers import _with_core
+    from sama_model.backends.lite.movers.foreground import _with_core
 
     fg = np.zeros((10, 12), bool)
     fg[1:4, 1:4] = True  # part 1 (9 px)
@@ -427,7 +429,7 @@ def test_hysteresis_reads_an_objects_existence_above_the_floor():
     """A square 15 grey levels above a flat backdrop is foreground at floors 10, 12 and 14 without a core, so
     two floors read 2; with the count's core (1.5 x the floor: 15, 18, 21) no floor keeps it, and the clear
     square alone is counted, whole (its mask the same with or without the core)."""
-    from sama_model.backends.lite.mover_count import COUNT_CORE, _region_count
+    from sama_model.backends.lite.movers.count import COUNT_CORE, _region_count
 
     FRAME_MEMO.clear()
     clip = _faint_and_clear_clip()
@@ -443,7 +445,7 @@ def test_hysteresis_reads_an_objects_existence_above_the_floor():
 def test_a_second_count_of_the_same_clip_follows_nothing_again(monkeypatch):
     """The three tools that count one video for a question share its followed candidates (memoised per clip and
     sampled frames): the second count follows nothing again and says the same."""
-    import sama_model.backends.lite.mover_count as mc
+    import sama_model.backends.lite.movers.count as mc
 
     FRAME_MEMO.clear()
     calls = []

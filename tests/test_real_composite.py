@@ -6,11 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.common import FRAME_MEMO
-from sama_model.backends.lite.mover_count import mover_counts
-from sama_model.backends.lite.movers import movers
+from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
+from sama_model.backends.lite.movers.count import mover_counts
+from sama_model.backends.lite.movers.regions import movers
 from sama_model.backends.lite.scene_graph import LiteSceneGraph
-from sama_model.backends.lite.tracker import LiteObjectTracker
+from sama_model.backends.lite.object_tracker import LiteObjectTracker
 from sama_model.skills.multi_video_comparison.cnt import count_query, counting_target
 from scenes import make_clip, panning_plate, textured_image
 

@@ -160,7 +160,7 @@ class DoubleSimilarity:
         if aspect == "identity" and not (np.asarray(ea).any() and np.asarray(eb).any()):
             return {"score": 0.5, "identity_similarity": None}
         if aspect == "identity" and ("_gate" in SCRIPT or "_stack" in SCRIPT):
-            from sama_model.tools.visual_similarity import default_compare
+            from sama_model.backends.similarity_scoring import default_compare
 
             return {**default_compare(ea, eb), **SCRIPT.get("_gate", {}), **SCRIPT.get("_stack", {})}
         return None  # cosine

@@ -69,3 +69,46 @@ def test_overrides_and_ablation_switches():
 def test_config_errors(args, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("?", r"\?")):
         build_config(**args)
+
+
+def test_each_tool_declares_its_contract_and_backends_once():
+    """The registries are derived from the tool classes: the backend table, the contracts, the tool names."""
+    from sama_model.tools import TOOL_CLASSES
+    from sama_model.tools.backends import _LAZY, TOOL_NAMES
+    from sama_model.tools.contracts import CONTRACTS
+
+    assert TOOL_NAMES == tuple(TOOL_CLASSES)
+    for name, cls in TOOL_CLASSES.items():
+        assert CONTRACTS[name] is cls.contract and cls.contract.__name__.endswith("Backend"), name
+        assert {b: p for (t, b), p in _LAZY.items() if t == name} == cls.backend_classes
+        for kind, spec in cls.default_backends.items():
+            assert spec is None or spec.name in cls.backend_classes, (name, kind, spec)
+    assert len(_LAZY) == sum(len(c.backend_classes) for c in TOOL_CLASSES.values())
+
+
+def test_profile_backends_come_from_the_tools_defaults_for_its_kind(tmp_path, monkeypatch):
+    """A profile needs no entry per tool: each tool takes its default backend for the profile's kind; a profile's
+    own entries override it, a child's tool by tool; an unknown kind or tool is refused."""
+    from sama_model import profiles
+
+    (tmp_path / "p.yaml").write_text(
+        "base: {kind: paper, backends: {video_reader: {name: lite}, motion_analyzer: {name: lite}}}\n"
+        "child: {extends: base, backends: {scene_graph: null}}\n"
+        "plain: {}\n"
+        "odd: {kind: cloud}\n"
+        "stray: {backends: {teleporter: {name: lite}}}\n")
+    monkeypatch.setattr(profiles, "PROFILE_FILE", tmp_path / "p.yaml")
+    profiles._raw_profiles.cache_clear()
+    try:
+        child = profiles.load_profile("child")["backends"]
+        assert child["video_reader"] == {"name": "lite"} and child["motion_analyzer"] == {"name": "lite"}
+        assert child["scene_graph"] is None and child["manipulation_detector"] is None
+        assert child["object_tracker"] == {"name": "yolo", "options": {"model": "yolov8m.pt"}}
+        plain = profiles.load_profile("plain")
+        assert plain["kind"] == "offline" and {b["name"] for b in plain["backends"].values()} == {"lite"}
+        with pytest.raises(ConfigError, match="unknown kind 'cloud'; kinds the tools declare: offline, paper"):
+            profiles.load_profile("odd")
+        with pytest.raises(ConfigError, match=r"backends for unknown tools \['teleporter'\]"):
+            profiles.load_profile("stray")
+    finally:
+        profiles._raw_profiles.cache_clear()

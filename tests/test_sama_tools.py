@@ -99,7 +99,7 @@ def test_similarity_embeds_each_video_once_and_scores_cosine(question):
 def test_reread_pair_asks_again_until_nothing_new_is_asked():
     """A backend's ``pair_aspects`` sees each round's new embeddings: a side is embedded once per aspect, an empty
     read keeps the last embedding, and a request for an aspect that side was already read under ends the rounds."""
-    from sama_model.tools.visual_similarity import MAX_REREAD_ROUNDS, reread_pair
+    from sama_model.backends.similarity_scoring import MAX_REREAD_ROUNDS, reread_pair
 
     seen, embeds = [], []
 

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from mvx_tasks.synth.sprites import shape_mask
-from sama_model.backends.lite.linear_classes import LinearClasses
-from sama_model.backends.lite.motion_field import (
+from sama_model.backends.lite.fitted.linear_classes import LinearClasses
+from sama_model.backends.lite.motion.motion_field import (
     LOG_MEASURES,
     MotionClasses,
     motion_classes,
 )
-from sama_model.backends.lite.shapes import (
+from sama_model.backends.lite.perception.shapes import (
     CLASSES_FILE,
     HARMONICS,
     classify_shape,

@@ -1,13 +1,15 @@
-"""The subject read once from its aligned stack (:mod:`sama_model.backends.lite.subject_stack`): exact texture
+"""The subject read once from its aligned stack (:mod:`sama_model.backends.lite.identity.stack`): exact texture
 correlations of constructed views, rigid partners of constructed followed objects, the identity score that uses the
 stack views only where the cameras move, and the cut-out scene under a panning camera."""
 import numpy as np
 import pytest
 
-from sama_model.backends.lite import identity
-from sama_model.backends.lite import subject_stack as ss
-from sama_model.backends.lite.identity import IDENTITY_DIM, ROW_DIM
-from sama_model.backends.lite.mover_follow import Candidate
+from sama_model.backends.lite.identity import compare as id_compare
+from sama_model.backends.lite.identity import rows as id_rows
+from sama_model.backends.lite.identity.rows import ReadPath
+from sama_model.backends.lite.identity import stack as ss
+from sama_model.backends.lite.identity.rows import IDENTITY_DIM, ROW_DIM
+from sama_model.backends.lite.movers.follow import Candidate
 
 V = ss.VIEW
 
@@ -26,7 +28,7 @@ def _texture(seed: int = 0) -> np.ndarray:
 
 def test_stack_texture_on_constructed_views():
     """The same view correlates 1, its negative -1 (unshifted); a view shifted by SHIFT pixels still finds 1 (best over shifts),
-    one shifted far does not; views sharing fewer than identity.TEXTURE_MIN_PIXELS covered pixels correlate 0."""
+    one shifted far does not; views sharing fewer than id_texture.TEXTURE_MIN_PIXELS covered pixels correlate 0."""
     lab = _texture()
     assert ss.stack_texture(_view(lab), _view(lab)) == pytest.approx(1.0, abs=1e-5)
     assert ss.stack_texture(_view(lab), _view(240 - lab)) < 0  # (-1 unshifted; its best shift is still negative)
@@ -61,7 +63,7 @@ def test_partners_are_the_probable_objects_moving_rigidly_with_the_subject():
     assert got == [(12.0, 8.0, 12.0)]
 
 
-def _rows(camera: float, layout: float = 1.0, path: float = identity.MOVING_PATH, k: int = 3) -> np.ndarray:
+def _rows(camera: float, layout: float = 1.0, path: float = ReadPath.MOVING, k: int = 3) -> np.ndarray:
     return np.concatenate([np.full((k, IDENTITY_DIM), layout), np.zeros((k, ROW_DIM - IDENTITY_DIM - 2)),
                            np.full((k, 1), camera), np.full((k, 1), path)], axis=1)
 
@@ -72,35 +74,35 @@ def test_identity_uses_the_stack_views_where_the_cameras_move():
     MVX-Synth exactly as without the views; a clip without a view leaves the pair as before."""
     lab = _texture(1)
     same, other = _view(lab), _view(240 - lab)
-    moving, still = _rows(2.0), _rows(0.3, path=identity.STILL_PATH)
-    a = identity.with_stack(moving, same)
-    assert a.shape == (4, ROW_DIM) and a[-1, -1] == identity.STACK_PATH and a[-1, -2] == 2.0
-    got = identity.identity_result(a, identity.with_stack(_rows(0.9), same))
+    moving, still = _rows(2.0), _rows(0.3, path=ReadPath.STILL)
+    a = id_rows.with_stack(moving, same)
+    assert a.shape == (4, ROW_DIM) and a[-1, -1] == ReadPath.STACK and a[-1, -2] == 2.0
+    got = id_compare.identity_result(a, id_rows.with_stack(_rows(0.9), same))
     assert got["score"] == round(ss.stack_score(1.0), 4) and got["stack_texture"] == pytest.approx(1.0, abs=1e-4)
     assert got["identity_similarity"] == 1.0 and "texture" not in got
-    low = identity.identity_result(a, identity.with_stack(_rows(0.9), other))
+    low = id_compare.identity_result(a, id_rows.with_stack(_rows(0.9), other))
     assert low["score"] == round(ss.stack_score(low["stack_texture"]), 4) < 0.01 and low["stack_texture"] < 0
-    layout_only = identity.identity_result(still, still)
-    assert identity.identity_result(identity.with_stack(still, same), identity.with_stack(still, other)) == layout_only
+    layout_only = id_compare.identity_result(still, still)
+    assert id_compare.identity_result(id_rows.with_stack(still, same), id_rows.with_stack(still, other)) == layout_only
     # a still clip beside a clearly moving one: both views compared, and no second read of the still clip
-    mixed = identity.identity_result(identity.with_stack(still, same), a)
+    mixed = id_compare.identity_result(id_rows.with_stack(still, same), a)
     assert mixed["score"] == round(ss.stack_score(1.0), 4)
-    assert identity.moving_rereads(identity.with_stack(still, same), a) == (False, False)
-    assert identity.moving_rereads(still, a) == (True, False)  # without the still clip's view: as before
-    assert identity.with_stack(None, same) is None
+    assert id_compare.moving_rereads(id_rows.with_stack(still, same), a) == (False, False)
+    assert id_compare.moving_rereads(still, a) == (True, False)  # without the still clip's view: as before
+    assert id_rows.with_stack(None, same) is None
     # a stack read that found no view is marked as read, and the pair is scored as without it
-    none = identity.with_stack(moving, None)
-    assert none.shape == (4, ROW_DIM) and not none[-1, :-2].any() and identity.has_path(none, identity.STACK_PATH)
-    assert not identity.has_path(moving, identity.STACK_PATH) and identity._split_stack(none)[1] is None
-    assert identity.identity_result(none, a) == identity.identity_result(moving, a)
+    none = id_rows.with_stack(moving, None)
+    assert none.shape == (4, ROW_DIM) and not none[-1, :-2].any() and id_rows.has_path(none, ReadPath.STACK)
+    assert not id_rows.has_path(moving, ReadPath.STACK) and id_rows.split_stack(none)[1] is None
+    assert id_compare.identity_result(none, a) == id_compare.identity_result(moving, a)
     # with both views the gate is any clearly moving camera (STACK_MOVING_PX), not CAMERA_MOVING_PX
-    slow = identity.CAMERA_MOVING_PX - 0.3
-    assert identity.STACK_MOVING_PX < slow
-    stacked = identity.identity_result(identity.with_stack(still, same), identity.with_stack(_rows(slow), same))
+    slow = id_compare.CAMERA_MOVING_PX - 0.3
+    assert id_compare.STACK_MOVING_PX < slow
+    stacked = id_compare.identity_result(id_rows.with_stack(still, same), id_rows.with_stack(_rows(slow), same))
     assert stacked["score"] == round(ss.stack_score(1.0), 4)
-    assert identity.identity_result(still, _rows(slow)) == layout_only
-    near = identity.identity_result(identity.with_stack(still, same),
-                                    identity.with_stack(_rows(identity.STACK_MOVING_PX + 0.1), other))
+    assert id_compare.identity_result(still, _rows(slow)) == layout_only
+    near = id_compare.identity_result(id_rows.with_stack(still, same),
+                                    id_rows.with_stack(_rows(id_compare.STACK_MOVING_PX + 0.1), other))
     assert near["gate_score"] == layout_only["score"] and near["score"] < 0.01  # the other side of the gate
 
 
@@ -110,25 +112,25 @@ def test_a_moving_cameras_cuts_are_read_only_where_the_pair_needs_them():
     both views, asks for the cuts, and comparing it without them is refused."""
     lab = _texture(1)
     same, other = _view(lab), _view(240 - lab)
-    head = identity.path_row(2.0, identity.DEFERRED_PATH)
-    assert identity.has_path(head, identity.DEFERRED_PATH) and identity.camera_motion(head) == 2.0
-    assert not identity.has_path(_rows(2.0), identity.DEFERRED_PATH)
-    still = _rows(0.3, path=identity.STILL_PATH)
-    a = identity.with_stack(head, same)
-    assert identity.cut_reads(a, identity.with_stack(still, same)) == (False, False)
-    assert identity.cut_reads(identity.with_stack(still, other), a) == (False, False)
-    got = identity.identity_result(a, identity.with_stack(_rows(0.9), same))
+    head = id_rows.path_row(2.0, ReadPath.DEFERRED)
+    assert id_rows.has_path(head, ReadPath.DEFERRED) and id_rows.camera_motion(head) == 2.0
+    assert not id_rows.has_path(_rows(2.0), ReadPath.DEFERRED)
+    still = _rows(0.3, path=ReadPath.STILL)
+    a = id_rows.with_stack(head, same)
+    assert id_compare.cut_reads(a, id_rows.with_stack(still, same)) == (False, False)
+    assert id_compare.cut_reads(id_rows.with_stack(still, other), a) == (False, False)
+    got = id_compare.identity_result(a, id_rows.with_stack(_rows(0.9), same))
     assert got["score"] == round(ss.stack_score(1.0), 4) and got["identity_similarity"] == 1.0
-    low = identity.identity_result(a, identity.with_stack(_rows(0.9), other))
-    far = identity.stack_features(same, other)[0]
-    assert far > 5 and low["identity_similarity"] == round(float(np.exp(-far / identity.SIMILARITY_SCALE)), 4)
+    low = id_compare.identity_result(a, id_rows.with_stack(_rows(0.9), other))
+    far = id_compare.stack_features(same, other)[0]
+    assert far > 5 and low["identity_similarity"] == round(float(np.exp(-far / id_compare.SIMILARITY_SCALE)), 4)
     # no view on the partner, or a camera near the gate beside a still one: the cuts are needed
-    assert identity.cut_reads(a, identity.with_stack(still, None)) == (True, False)
-    near = identity.with_stack(identity.path_row(identity.STACK_MOVING_PX + 0.1, identity.DEFERRED_PATH), same)
-    assert identity.cut_reads(identity.with_stack(still, same), near) == (False, True)
+    assert id_compare.cut_reads(a, id_rows.with_stack(still, None)) == (True, False)
+    near = id_rows.with_stack(id_rows.path_row(id_compare.STACK_MOVING_PX + 0.1, ReadPath.DEFERRED), same)
+    assert id_compare.cut_reads(id_rows.with_stack(still, same), near) == (False, True)
     with pytest.raises(ValueError, match="per-frame cuts"):
-        identity.identity_result(identity.with_stack(still, same), near)
-    assert identity.cut_reads(None, a) == (False, False)
+        id_compare.identity_result(id_rows.with_stack(still, same), near)
+    assert id_compare.cut_reads(None, a) == (False, False)
 
 
 def test_stack_view_reads_the_cutout_under_a_panning_camera():

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from sama_model.backends.lite.tree_classes import Tree, TreeClasses
+from sama_model.backends.lite.fitted.tree_classes import Tree, TreeClasses
 
 
 def _stump(feature: int, threshold: float, low: float, high: float, missing_left: bool = True) -> Tree:

@@ -1,4 +1,9 @@
-"""SAMA's tools: one module per tool, each served by a backend chosen by configuration."""
+"""SAMA's tools: one module per tool, each served by a backend chosen by configuration.
+
+A tool is declared once, in its module (:class:`~sama_model.tools.base.Tool`: ``name``, ``contract``,
+``backend_classes``, ``default_backends``); the registries (this module's :data:`TOOL_CLASSES`,
+:mod:`.backends`, :mod:`.contracts`, the profiles) are derived from the classes listed in :data:`TOOLS`.
+"""
 from __future__ import annotations
 
 from .base import Tool, ToolArgumentError, ToolResult, function_schema
@@ -11,9 +16,11 @@ from .temporal_grounding import TemporalGroundingTool
 from .video_reader import VideoReaderTool
 from .visual_similarity import VisualSimilarityTool
 
-#: tool name -> class, in the order the planners list them
-TOOL_CLASSES: dict[str, type[Tool]] = {cls.name: cls for cls in (
+#: every tool, in the order the planners list them (adding a tool: its module, and its class here)
+TOOLS: tuple[type[Tool], ...] = (
     VideoReaderTool, TemporalGroundingTool, SceneGraphTool, ObjectTrackerTool, VisualSimilarityTool,
-    SubtitleRetrieverTool, MotionAnalyzerTool, ManipulationDetectorTool)}
+    SubtitleRetrieverTool, MotionAnalyzerTool, ManipulationDetectorTool)
+#: tool name -> class, in that order
+TOOL_CLASSES: dict[str, type[Tool]] = {cls.name: cls for cls in TOOLS}
 
-__all__ = ["Tool", "ToolArgumentError", "ToolResult", "function_schema", "TOOL_CLASSES"]
+__all__ = ["Tool", "ToolArgumentError", "ToolResult", "function_schema", "TOOLS", "TOOL_CLASSES"]

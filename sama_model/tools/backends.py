@@ -1,8 +1,9 @@
 """Backend registry: ``(tool, backend name) -> class``, imported lazily by dotted path.
 
 Heavy backends (transformers, open_clip, ultralytics) are only imported when a profile asks
-for them, so the offline profile never pays for torch-heavy imports it does not use. A new
-backend is one line in ``_LAZY`` (or a :func:`register_backend` call from user code).
+for them, so the offline profile never pays for torch-heavy imports it does not use. The table is
+derived from each tool's ``backend_classes`` (:class:`sama_model.tools.base.Tool`): a new backend
+is one line there, or a :func:`register_backend` call from user code.
 """
 from __future__ import annotations
 
@@ -10,29 +11,14 @@ import importlib
 import threading
 from typing import Any, Callable
 
-TOOL_NAMES: tuple[str, ...] = ("video_reader", "temporal_grounding", "scene_graph", "object_tracker",
-                               "visual_similarity", "subtitle_retriever", "motion_analyzer", "manipulation_detector")
+from . import TOOL_CLASSES
+from .contracts import missing_methods
 
-_LAZY: dict[tuple[str, str], str] = {
-    # offline, classical vision + the packaged MiniLM sentence model
-    ("video_reader", "lite"): "sama_model.backends.lite.reader:LiteVideoReader",
-    ("temporal_grounding", "lite"): "sama_model.backends.lite.grounding:LiteTemporalGrounding",
-    ("scene_graph", "lite"): "sama_model.backends.lite.scene_graph:LiteSceneGraph",
-    ("object_tracker", "lite"): "sama_model.backends.lite.tracker:LiteObjectTracker",
-    ("visual_similarity", "lite"): "sama_model.backends.lite.similarity:LiteVisualSimilarity",
-    ("subtitle_retriever", "lite"): "sama_model.backends.lite.subtitles:MiniLMSubtitleRetriever",
-    ("motion_analyzer", "lite"): "sama_model.backends.lite.motion:LiteMotionAnalyzer",
-    ("manipulation_detector", "lite"): "sama_model.backends.lite.forensics:LiteManipulationDetector",
-    # the paper's models
-    ("video_reader", "transformers"): "sama_model.backends.models.vlm_reader:TransformersVideoReader",
-    ("video_reader", "endpoint"): "sama_model.backends.models.endpoint_reader:EndpointVideoReader",
-    ("temporal_grounding", "clip"): "sama_model.backends.models.clip_backends:ClipTemporalGrounding",
-    ("temporal_grounding", "languagebind"): "sama_model.backends.models.languagebind:LanguageBindTemporalGrounding",
-    ("scene_graph", "grounding_dino"): "sama_model.backends.models.grounding_dino:GroundingDinoSceneGraph",
-    ("object_tracker", "yolo"): "sama_model.backends.models.yolo_tracker:YoloObjectTracker",
-    ("visual_similarity", "clip"): "sama_model.backends.models.clip_backends:ClipVisualSimilarity",
-    ("subtitle_retriever", "sentence_transformers"): "sama_model.backends.models.text_retriever:SentenceTransformerSubtitleRetriever",
-}
+#: the tools' names, in the order the planners list them
+TOOL_NAMES: tuple[str, ...] = tuple(TOOL_CLASSES)
+#: (tool, backend name) -> "module:Class", from every tool's ``backend_classes``
+_LAZY: dict[tuple[str, str], str] = {(tool, backend): path for tool, cls in TOOL_CLASSES.items()
+                                     for backend, path in cls.backend_classes.items()}
 _REGISTERED: dict[tuple[str, str], Callable[..., Any]] = {}
 _INSTANCES: dict[tuple, Any] = {}
 _LOCK = threading.Lock()
@@ -77,12 +63,10 @@ def create_backend(tool: str, name: str, *, shared: bool = True, **options: Any)
             if key in _INSTANCES:
                 return _INSTANCES[key]
     obj = resolve_backend(tool, name)(**options)
-    from .contracts import missing_methods
-
     missing = missing_methods(tool, obj)
     if missing:  # fail when the backend is built, naming what is missing, not mid-question
         raise BackendContractError(f"backend {name!r} for tool {tool!r} lacks {', '.join(missing)} "
-                                   f"(see sama_model/tools/contracts.py)")
+                                   f"(see {tool}'s contract in sama_model/tools/{tool}.py)")
     if shared:
         with _LOCK:
             obj = _INSTANCES.setdefault(key, obj)

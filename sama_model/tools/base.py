@@ -21,6 +21,9 @@ from typing import Any, Callable, ClassVar, Literal
 from ..cache import ToolCache, cache_key
 from ..question_videos import QuestionVideos
 
+#: a time window in seconds, (start, end); None is the video's start or end
+Window = tuple[float | None, float | None]
+
 _JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
                                 dict: "object", list: "array"}
 _BACKEND_LOCKS: dict[int, threading.Lock] = {}
@@ -30,6 +33,17 @@ _INFLIGHT: dict[str, threading.Lock] = {}  # cache key -> lock: identical calls 
 
 class ToolArgumentError(ValueError):
     """Arguments that do not match a tool's schema; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """Which backend serves a tool, with its constructor options."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "options": dict(self.options)}
 
 
 @dataclass
@@ -188,10 +202,25 @@ class Tool:
 
     ``forward`` receives validated arguments with video labels already resolved and returns a
     JSON-serialisable dict; its docstring's summary is the tool's description.
+
+    A tool declares here, once, everything the registries read (:data:`sama_model.tools.TOOL_CLASSES`,
+    :mod:`.backends`, :mod:`.contracts`, the profiles): its ``name``, its backends' ``contract``, the
+    ``backend_classes`` that can serve it and its ``default_backends`` per profile kind.
     """
 
     name: ClassVar[str] = ""
     video_args: ClassVar[tuple[str, ...]] = ("video",)
+    #: the protocol every backend of this tool implements (the methods ``forward`` calls; checked when a
+    #: backend is built, :func:`.contracts.missing_methods`)
+    contract: ClassVar[type | None] = None
+    #: backend name -> ``"module:Class"``, imported only when a profile asks for that backend (heavy model
+    #: backends never load in a profile that does not use them); user code adds more with
+    #: :func:`.backends.register_backend`
+    backend_classes: ClassVar[dict[str, str]] = {}
+    #: profile kind -> the backend serving this tool in a profile of that kind (its ``kind:`` in
+    #: ``profiles.yaml``; ``offline``: no weights, no network; ``paper``: the paper's models); None, or a kind
+    #: not listed: the tool is off there. A profile may override any tool under its ``backends:``
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {}
 
     def __init__(self, videos: QuestionVideos, backend: Any, backend_name: str,
                  backend_options: dict[str, Any] | None = None, cache: ToolCache | None = None) -> None:

@@ -1,18 +1,36 @@
 """manipulation_detector: evidence that part of a video was edited after recording (forensics).
 
 Beyond the paper's six tools, like motion_analyzer; the offline profile serves it with the lite
-backend (classical cues, no weights: :mod:`sama_model.backends.lite.forensics`). Only questions
+backend (classical cues, no weights: :mod:`sama_model.backends.lite.manipulation_detector`). Only questions
 about manipulation call it (the FD procedure of the temporal_grounding skill).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .base import Tool, fmt_window, with_sampling
+from mvx_tasks.video_decoder import VideoClip
+
+from .base import BackendSpec, Tool, Window, fmt_window, with_sampling
+
+
+@runtime_checkable
+class ManipulationDetectorBackend(Protocol):
+    """Forensics (beyond the paper): ``detect`` -> ``{"score": float in [0, 1] (higher = more likely
+    edited after recording), "cues": {cue: float}, ...}`` for one clip's window."""
+
+    def detect(self, clip: VideoClip, window: Window = (None, None)) -> dict: ...
 
 
 class ManipulationDetectorTool(Tool):
     name = "manipulation_detector"
+    contract = ManipulationDetectorBackend
+    backend_classes: ClassVar[dict[str, str]] = {
+        "lite": "sama_model.backends.lite.manipulation_detector:LiteManipulationDetector",
+    }
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {
+        "offline": BackendSpec("lite"),
+        "paper": None,
+    }
 
     def forward(self, video: str, start: float | None = None, end: float | None = None) -> dict[str, Any]:
         """Score how likely one video was manipulated after recording (spliced, frozen, pasted-on or cloned

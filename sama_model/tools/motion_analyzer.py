@@ -4,13 +4,40 @@ Beyond the paper's six tools; profiles can switch it off.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .base import Tool, fmt_window, with_sampling
+from mvx_tasks.video_decoder import VideoClip
+
+from .base import BackendSpec, Tool, Window, fmt_window, with_sampling
+
+
+@runtime_checkable
+class MotionAnalyzerBackend(Protocol):
+    """Camera and object motion from optical flow (the seventh tool, beyond the paper).
+
+    ``analyze`` -> ``{"camera": {"trends": ["pan_left", "zoom_in", ...] or ["static"],
+    "pan": float, "tilt": float, "zoom": float, "per_segment": [...]}, "objects": [{"pattern":
+    "bouncing"|"spinning"|..., ...}]}``, optionally ``"mover": {"action": str, "action_probs":
+    {action: float summing to 1}, ...}`` (the main mover's action, what AM compares when every video
+    has one); ``continuity`` -> ``{"score": float in [0,1]}`` for how
+    well clip ``b`` continues clip ``a`` (its first frames against ``a``'s last frames).
+    """
+
+    def analyze(self, clip: VideoClip, window: Window = (None, None)) -> dict: ...
+
+    def continuity(self, a: VideoClip, b: VideoClip) -> dict: ...
 
 
 class MotionAnalyzerTool(Tool):
     name = "motion_analyzer"
+    contract = MotionAnalyzerBackend
+    backend_classes: ClassVar[dict[str, str]] = {
+        "lite": "sama_model.backends.lite.motion_analyzer:LiteMotionAnalyzer",
+    }
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {
+        "offline": BackendSpec("lite"),
+        "paper": None,
+    }
     video_args = ("video", "next_video")
 
     def forward(self, video: str, start: float | None = None, end: float | None = None,

@@ -1,13 +1,42 @@
 """object_tracker: detections linked across frames into identities (YOLOv8 in the paper)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .base import Tool, check_shift, fmt_shift, fmt_window, with_sampling
+from mvx_tasks.video_decoder import VideoClip
+
+from .base import BackendSpec, Tool, Window, check_shift, fmt_shift, fmt_window, with_sampling
+
+
+@runtime_checkable
+class ObjectTrackerBackend(Protocol):
+    """Detections associated across frames::
+
+        {"tracks": [{"id": int, "label": str, "times": [t...], "boxes": [[x1,y1,x2,y2]...]}],
+         "counts": {label: unique track count}, "max_per_frame": {label: int}}
+
+    Optional: ``"graded_count"`` (float), a count of moving objects with its doubt kept as a fraction
+    (the lite backend's, see :func:`sama_model.backends.lite.movers.count.followed_grade`); the
+    CNT policy breaks ties of the counts with it.
+    ``"count_probabilities"`` (list of floats), each followed object's probability of being one that
+    moves on its own (the lite backend's); the CNT policy then picks the candidate most likely to meet
+    the relation (:func:`sama_model.skills.multi_video_comparison.cnt.match_scores`).
+    """
+
+    def track(self, clip: VideoClip, query: str = "", window: Window = (None, None)) -> dict: ...
 
 
 class ObjectTrackerTool(Tool):
     name = "object_tracker"
+    contract = ObjectTrackerBackend
+    backend_classes: ClassVar[dict[str, str]] = {
+        "lite": "sama_model.backends.lite.object_tracker:LiteObjectTracker",
+        "yolo": "sama_model.backends.models.yolo_tracker:YoloObjectTracker",
+    }
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {
+        "offline": BackendSpec("lite"),
+        "paper": BackendSpec("yolo", {"model": "yolov8m.pt"}),
+    }
 
     def forward(self, video: str, query: str = "", start: float | None = None, end: float | None = None,
                 shift_frames: int = 0) -> dict[str, Any]:

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .base import Tool, fmt_window, with_sampling
+from mvx_tasks.video_decoder import VideoClip
+
+from .base import BackendSpec, Tool, Window, fmt_window, with_sampling
 
 
 def majority_colors(data: dict[str, Any]) -> dict[str, str]:
@@ -17,8 +19,32 @@ def majority_colors(data: dict[str, Any]) -> dict[str, str]:
     return {label: c.most_common(1)[0][0] for label, c in votes.items()}
 
 
+@runtime_checkable
+class SceneGraphBackend(Protocol):
+    """Per-frame objects and relations::
+
+        {"frames": [{"t": float, "objects": [{"id": int, "label": str, "box": [x1, y1, x2, y2],
+                                              "score": float, "color": str, "attributes": {...}}],
+                     "relations": [{"subject": id, "predicate": "left of", "object": id}]}],
+         "counts": {label: int}}   # typical (median) per-frame count of each label
+
+    Boxes are in pixels of the decoded frame. ``query`` names the objects of interest (may be "").
+    """
+
+    def graph(self, clip: VideoClip, query: str = "", window: Window = (None, None), n_frames: int = 8) -> dict: ...
+
+
 class SceneGraphTool(Tool):
     name = "scene_graph"
+    contract = SceneGraphBackend
+    backend_classes: ClassVar[dict[str, str]] = {
+        "lite": "sama_model.backends.lite.scene_graph:LiteSceneGraph",
+        "grounding_dino": "sama_model.backends.models.grounding_dino:GroundingDinoSceneGraph",
+    }
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {
+        "offline": BackendSpec("lite"),
+        "paper": BackendSpec("grounding_dino", {"model": "IDEA-Research/grounding-dino-base"}),
+    }
 
     def forward(self, video: str, query: str = "", start: float | None = None, end: float | None = None,
                 n_frames: int = 8) -> dict[str, Any]:

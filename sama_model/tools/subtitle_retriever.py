@@ -1,13 +1,38 @@
 """subtitle_retriever: semantic search over a video's subtitles, and exact text by time range."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
-from .base import Tool, ToolArgumentError
+from mvx_tasks.subtitles import SubtitleSegment
+
+from .base import BackendSpec, Tool, ToolArgumentError, Window
+
+
+@runtime_checkable
+class SubtitleBackend(Protocol):
+    """Semantic retrieval over a video's subtitle segments and extraction by time range.
+
+    ``retrieve`` -> ``{"hits": [{"start", "end", "text", "score"}...]}`` best first;
+    ``extract`` -> ``{"text": str, "segments": [...]}`` for segments overlapping the window.
+    """
+
+    def retrieve(self, segments: Sequence[SubtitleSegment], query: str, top_k: int = 3) -> dict: ...
+
+    def extract(self, segments: Sequence[SubtitleSegment], window: Window = (None, None)) -> dict: ...
 
 
 class SubtitleRetrieverTool(Tool):
     name = "subtitle_retriever"
+    contract = SubtitleBackend
+    backend_classes: ClassVar[dict[str, str]] = {
+        "lite": "sama_model.backends.lite.subtitle_retriever:MiniLMSubtitleRetriever",
+        "sentence_transformers": "sama_model.backends.models.text_retriever:SentenceTransformerSubtitleRetriever",
+    }
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {
+        "offline": BackendSpec("lite"),
+        "paper": BackendSpec("sentence_transformers", {"model": "BAAI/bge-m3"}),
+    }
 
     def forward(self, video: str, mode: Literal["retrieve", "extract"] = "retrieve", query: str = "",
                 start: float | None = None, end: float | None = None, top_k: int = 3) -> dict[str, Any]:

@@ -1,13 +1,33 @@
 """temporal_grounding: where in a video a queried event happens (timestamps are hints to verify)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .base import Tool, with_sampling
+from mvx_tasks.video_decoder import VideoClip
+
+from .base import BackendSpec, Tool, Window, with_sampling
+
+
+@runtime_checkable
+class TemporalGroundingBackend(Protocol):
+    """Localises a queried event: ``{"spans": [{"start": s, "end": e, "score": x in [0,1]}, ...]}``,
+    best first, plus ``"boundaries": [t, ...]`` (moments of change) where the backend finds them."""
+
+    def ground(self, clip: VideoClip, query: str, window: Window = (None, None)) -> dict: ...
 
 
 class TemporalGroundingTool(Tool):
     name = "temporal_grounding"
+    contract = TemporalGroundingBackend
+    backend_classes: ClassVar[dict[str, str]] = {
+        "lite": "sama_model.backends.lite.temporal_grounding:LiteTemporalGrounding",
+        "clip": "sama_model.backends.models.clip_backends:ClipTemporalGrounding",
+        "languagebind": "sama_model.backends.models.languagebind:LanguageBindTemporalGrounding",
+    }
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {
+        "offline": BackendSpec("lite"),
+        "paper": BackendSpec("clip", {"model": "timm/vit_large_patch14_clip_224.openai"}),
+    }
 
     def forward(self, video: str, query: str, start: float | None = None, end: float | None = None) -> dict[str, Any]:
         """Localise a queried event or action in one video and return candidate time spans (best first) and moments

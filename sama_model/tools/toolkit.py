@@ -1,25 +1,11 @@
 """Builds a question's tool set from the configured backends (one backend instance per process)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from ..cache import ToolCache
 from ..question_videos import QuestionVideos
 from . import TOOL_CLASSES
 from .backends import create_backend
-from .base import Tool
-
-
-@dataclass(frozen=True)
-class BackendSpec:
-    """Which backend serves a tool, with its constructor options."""
-
-    name: str
-    options: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "options": dict(self.options)}
+from .base import BackendSpec, Tool
 
 
 def build_tools(videos: QuestionVideos, backends: dict[str, BackendSpec | None],

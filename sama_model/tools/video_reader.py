@@ -1,13 +1,36 @@
 """video_reader: natural-language answers about a time window of one video (an LVLM in the paper)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .base import Tool, fmt_window, with_sampling
+from mvx_tasks.video_decoder import VideoClip
+
+from .base import BackendSpec, Tool, Window, fmt_window, with_sampling
+
+
+@runtime_checkable
+class VideoReaderBackend(Protocol):
+    """Answers a natural-language query about a time window of one video.
+
+    Returns ``{"answer": str, "window": [start, end], "frames_used": int, ...}``; lite backends add
+    a structured ``"description"`` (objects, counts, colours, motion, style statistics).
+    """
+
+    def read(self, clip: VideoClip, query: str, window: Window = (None, None), n_frames: int = 8) -> dict: ...
 
 
 class VideoReaderTool(Tool):
     name = "video_reader"
+    contract = VideoReaderBackend
+    backend_classes: ClassVar[dict[str, str]] = {
+        "lite": "sama_model.backends.lite.video_reader:LiteVideoReader",
+        "transformers": "sama_model.backends.models.vlm_reader:TransformersVideoReader",
+        "endpoint": "sama_model.backends.models.endpoint_reader:EndpointVideoReader",
+    }
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {
+        "offline": BackendSpec("lite"),
+        "paper": BackendSpec("transformers", {"model": "Qwen/Qwen2.5-VL-7B-Instruct"}),
+    }
 
     def forward(self, video: str, query: str, start: float | None = None, end: float | None = None,
                 n_frames: int = 8) -> dict[str, Any]:

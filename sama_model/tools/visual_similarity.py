@@ -5,18 +5,20 @@ aspect) and reused for every comparison: comparing a reference with four candida
 five videos, not eight. A backend whose reading of one video depends on its partner (the lite
 identity descriptor reads a still camera's clip again when its partner's camera clearly moves)
 says so with ``pair_aspects``; the side it names is embedded again, under another cached aspect, and the
-backend asked again (:func:`reread_pair`).
+backend asked again (:func:`~sama_model.backends.similarity_scoring.reread_pair`).
 """
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from .base import Tool, check_shift, fmt_shift, fmt_window
+from mvx_tasks.video_decoder import VideoClip
+
+from ..backends.similarity_scoring import default_compare, reread_pair
+from .base import BackendSpec, Tool, Window, check_shift, fmt_shift, fmt_window
 
 _EMBEDDINGS: dict[tuple, np.ndarray] = {}
 _EMB_LOCK = threading.Lock()
@@ -28,44 +30,36 @@ def clear_embedding_cache() -> None:
         _EMBEDDINGS.clear()
 
 
-def default_compare(ea: np.ndarray, eb: np.ndarray) -> dict[str, Any]:
-    """Cosine similarity of the mean embeddings (clipped to [0, 1]) and, per frame of ``a``, its
-    best match in ``b``; used when a backend has no ``compare_embeddings``."""
-    def unit(x: np.ndarray) -> np.ndarray:
-        n = np.linalg.norm(x, axis=-1, keepdims=True)
-        return x / np.where(n == 0, 1, n)
+@runtime_checkable
+class VisualSimilarityBackend(Protocol):
+    """Frame/clip embeddings and a similarity score in [0, 1] between two clips' windows.
 
-    a, b = unit(np.asarray(ea, float).reshape(len(ea), -1)), unit(np.asarray(eb, float).reshape(len(eb), -1))
-    score = float(np.clip(unit(a.mean(0)) @ unit(b.mean(0)), 0.0, 1.0))
-    frame_scores = np.clip(a @ b.T, 0.0, 1.0).max(axis=1)
-    return {"score": round(score, 6), "frame_scores": [round(float(x), 6) for x in frame_scores]}
+    ``embed`` returns an array [n, d] of L2-normalised frame embeddings (cached per video by the
+    tool layer); ``compare`` returns ``{"score": float, "frame_scores": [...], ...}``; ``aspect`` is
+    "content" (what is shown) or "style" (how it is rendered) where a backend distinguishes them.
+    Optional: ``compare_embeddings(ea, eb, aspect)`` scores cached embeddings (None: the tool's
+    cosine), and ``pair_aspects(ea, eb, aspect) -> (aspect_a, aspect_b)`` names a side to embed again
+    under another aspect before the pair is compared (a reading that depends on the partner; asked again with the
+    new embeddings until it names nothing new).
+    """
 
+    def embed(self, clip: VideoClip, window: Window = (None, None), aspect: str = "content") -> np.ndarray: ...
 
-#: rounds of ``pair_aspects`` a pair may take (the lite identity's: stack views, then a moving camera's cuts and a
-#: still clip's second read)
-MAX_REREAD_ROUNDS = 3
-
-
-def reread_pair(ea: np.ndarray, eb: np.ndarray, pair_aspects: Callable[[np.ndarray, np.ndarray, str], tuple[str, str]],
-                aspect: str, embed_a: Callable[[str], np.ndarray],
-                embed_b: Callable[[str], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The embeddings a pair is compared on: while the backend's ``pair_aspects`` asks for a side to be embedded
-    under an aspect that side has not been read under yet, it is embedded again (unless that read is empty, then the
-    last one stays) and the backend asked again with the new pair; at most :data:`MAX_REREAD_ROUNDS` rounds."""
-    e, embed, seen = [ea, eb], (embed_a, embed_b), ({aspect}, {aspect})
-    for _ in range(MAX_REREAD_ROUNDS):
-        asked = [(i, asp) for i, asp in enumerate(pair_aspects(e[0], e[1], aspect)) if asp not in seen[i]]
-        if not asked:
-            break
-        for i, asp in asked:
-            seen[i].add(asp)
-            again = np.asarray(embed[i](asp))
-            e[i] = again if again.any() else e[i]
-    return e[0], e[1]
+    def compare(self, a: VideoClip, b: VideoClip, window_a: Window = (None, None),
+                window_b: Window = (None, None), aspect: str = "content") -> dict: ...
 
 
 class VisualSimilarityTool(Tool):
     name = "visual_similarity"
+    contract = VisualSimilarityBackend
+    backend_classes: ClassVar[dict[str, str]] = {
+        "lite": "sama_model.backends.lite.visual_similarity:LiteVisualSimilarity",
+        "clip": "sama_model.backends.models.clip_backends:ClipVisualSimilarity",
+    }
+    default_backends: ClassVar[dict[str, BackendSpec | None]] = {
+        "offline": BackendSpec("lite"),
+        "paper": BackendSpec("clip", {"model": "timm/vit_large_patch14_clip_224.openai"}),
+    }
     video_args = ("video_a", "video_b")
 
     def embeddings(self, label: str, window: tuple[float | None, float | None], aspect: str) -> np.ndarray:

@@ -14,9 +14,12 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .common import Window, median_int, parse_query, window_indices, window_span
-from .mover_count import is_generic, mover_counts
-from .segmentation import Segment, Segmenter, box_iou, segment_indices
+from .movers.count import is_generic, mover_counts
+from .perception.segment import Segment, box_iou
+from .perception.segmentation import Segmenter, segment_indices
+from .shared.order_stats import median_int
+from .shared.query import parse_query
+from .shared.sampling import Window, window_indices, window_span
 
 
 def relation(a: Segment, b: Segment) -> str:

@@ -22,7 +22,8 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip, uniform_indices
 
-from ..lite.similarity import LiteVisualSimilarity
+from ..lite.visual_similarity import LiteVisualSimilarity
+from ..similarity_scoring import default_compare
 from ._common import change_points, cos_to_unit, spans_from_scores, window_bounds
 from ._runtime import (MODELS, MissingWeightsError, SharedModels, hub_offline, import_or_explain, looks_local,
                        select_device, select_dtype)
@@ -362,8 +363,6 @@ class ClipVisualSimilarity(_ClipBase):
         [0, 1] (``score``, and ``cosine`` unclipped) and, per frame of ``a``, its best match in ``b``."""
         if aspect == "motion":
             return _ACTIVITY.compare_embeddings(ea, eb, "motion")
-        from ...tools.visual_similarity import default_compare
-
         out = default_compare(ea, eb)
         ma, mb = np.asarray(ea, float).mean(0), np.asarray(eb, float).mean(0)
         out["cosine"] = round(float(ma @ mb / (np.linalg.norm(ma) * np.linalg.norm(mb) + 1e-12)), 6)

@@ -88,7 +88,7 @@ def motion_match(ref_pats: set[str], objects: list[dict[str, Any]]) -> float:
 
 def _mover(ctx: PolicyContext, video: str) -> dict[str, float] | None:
     """Evidence key: motion_analyzer data["mover"]["action_probs"] (the main mover's action
-    probabilities, read from dense flow: :mod:`sama_model.backends.lite.motion_field`; empty when
+    probabilities, read from dense flow: :mod:`sama_model.backends.lite.motion.motion_field`; empty when
     nothing moves), None without a mover."""
     d = ctx.latest("motion_analyzer", video, next_video=None)
     mover = (d or {}).get("mover")

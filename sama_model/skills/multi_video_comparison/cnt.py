@@ -124,7 +124,7 @@ def count_evidence(ctx: PolicyContext, video: str) -> float:
 
 def count_grade(ctx: PolicyContext, video: str) -> float | None:
     """The tracker's graded count for ``video`` (``graded_count``: the count with its doubt kept as a
-    fraction, see :func:`sama_model.backends.lite.mover_count.followed_grade`); None when
+    fraction, see :func:`sama_model.backends.lite.movers.count.followed_grade`); None when
     the tracker gave none (a detector's count, a named target)."""
     g = (ctx.latest("object_tracker", video) or {}).get("graded_count")
     try:
@@ -186,7 +186,7 @@ def one_off_changes(rel: str, reference: str | None, counts: dict[str, float], e
 def count_distribution(probabilities: Sequence[float]) -> np.ndarray:
     """P(count = k) for k = 0..n when each of n followed objects is one with its own probability (the
     Poisson-binomial distribution, by exact convolution). Why: the lite counter's objects carry the
-    probability that each moves on its own (:func:`sama_model.backends.lite.mover_count.mover_counts`), and
+    probability that each moves on its own (:func:`sama_model.backends.lite.movers.count.mover_counts`), and
     the count is how many of them pass a threshold; an object near that threshold moves the count by one
     when a clip is re-encoded, while the distribution moves by as little as its probability does."""
     dist = np.ones(1)

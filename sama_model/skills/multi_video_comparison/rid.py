@@ -90,7 +90,7 @@ def _rid_score(ctx: PolicyContext, a: str, b: str) -> tuple[float | None, str, f
 
 def _gate_score(ctx: PolicyContext, a: str, b: str) -> float | None:
     """The identity score on the other side of the still-and-moving camera gate, when the pair lies near it
-    (``gate_score``, see :func:`sama_model.backends.lite.identity.near_gate`); None otherwise."""
+    (``gate_score``, see :func:`sama_model.backends.lite.identity.compare.near_gate`); None otherwise."""
     d = ctx.similarity_result(a, b, "identity")
     return float(d["gate_score"]) if d is not None and d.get("gate_score") is not None else None
 

@@ -1,0 +1,1 @@
+"""What moves on its own under a moving camera: registration, background subtraction, the count, the actor."""
