@@ -19,6 +19,7 @@ $(STAMP): setup.cfg pyproject.toml constraints.txt requirements-nodeps.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt -e ".[hf,models,vlmeval,serving,dev]"
+	$(BIN)/mvx-bench install-extras models vlmeval -- -q -c constraints.txt
 	$(BIN)/python -m pip install -q -c constraints.txt --no-deps -r requirements-nodeps.txt
 	touch $(STAMP)
 

@@ -9,8 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+COMMANDS_GROUP = "mvx_bench.commands"
+
 
 def _cmd_tasks(args: argparse.Namespace) -> int:
+    if args.lmms:
+        from .discovery import cmd_lmms_tasks
+
+        return cmd_lmms_tasks(args)
     from .registry import all_tasks
 
     print(f"{'code':<10}{'name':<38}{'level':<16}{'questions':>10}{'options':>9}{'chance':>8}  benchmark")
@@ -24,6 +30,13 @@ def _cmd_tasks_path(args: argparse.Namespace) -> int:
     from .lmms_eval_plugin import TASKS_DIR
 
     print(TASKS_DIR)
+    return 0
+
+
+def _cmd_configs_path(args: argparse.Namespace) -> int:
+    from .package_data import config_dir
+
+    print(config_dir())
     return 0
 
 
@@ -105,64 +118,15 @@ def results_table(results_file: Path, group: str) -> str:
     return "\n".join(rows)
 
 
-def demo_data(folder: Path, per_task: int, seed: int, difficulty: str) -> Path:
-    """The demo's MVX-Synth folder, regenerated whenever per-task, seed or difficulty differ from
-    what it holds (the generator's ``synth.json``), so a demo never runs on another set's data."""
-    from .synth import generate, read_manifest
-
-    want = {"per_task": per_task, "seed": seed, "difficulty": difficulty}
-    have = read_manifest(folder)
-    if have is not None and all(have.get(k) == v for k, v in want.items()) and (folder / "data.jsonl").is_file():
-        print(f"[1/3] reusing MVX-Synth at {folder} ({per_task} per task, seed {seed}, {difficulty})", flush=True)
-        return folder
-    if (folder / "data.jsonl").is_file():
-        print(f"[1/3] {folder} holds another MVX-Synth set ({have or 'unknown parameters'}); regenerating", flush=True)
-        import shutil
-
-        (folder / "data.jsonl").unlink()
-        shutil.rmtree(folder / "videos", ignore_errors=True)
-    print(f"[1/3] generating MVX-Synth ({per_task} questions per task, seed {seed}, {difficulty}) into {folder}",
-          flush=True)
-    return generate(folder, per_task=per_task, seed=seed, difficulty=difficulty)
-
-
-def _check_output(folder: Path) -> str | None:
-    """Why ``folder`` cannot take a run's output (with the fix), or None."""
-    from sama_model.atomic import OutputWriteError, check_writable
+def output_problem(folder: Path, option: str) -> str | None:
+    """Why ``folder`` cannot take a run's output (with the fix, naming ``option``), or None."""
+    from .atomic import OutputWriteError, check_writable
 
     try:
-        check_writable(folder, "the run's output", "choose a writable folder with free space (--out / --output)")
+        check_writable(folder, "the run's output", f"choose a writable folder with free space ({option})")
     except OutputWriteError as exc:
         return str(exc)
     return None
-
-
-def _cmd_demo(args: argparse.Namespace) -> int:
-    """Offline main job: MVX-Synth -> lmms-eval -> SAMA (offline profile) -> results, traces, table."""
-    from .run_outcome import RunWatch
-
-    out = Path(args.out).resolve()
-    problem = _check_output(out)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
-    data = demo_data(out / "data", args.per_task, args.seed, args.difficulty)
-    model_args = f"profile=offline,workers={args.workers},trace_dir={out / 'traces'},cache_dir={out / 'tool_cache'}"
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "sama", "--model_args", model_args,
-           "--tasks", "mvx_synth", "--batch_size", "1", "--output_path", str(out / "results"), "--log_samples"]
-    if args.limit:
-        cmd += ["--limit", str(args.limit)]
-    env = {**os.environ, "MVX_SYNTH_DATA": str(data), "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")}
-    print("[2/3] " + shlex.join(cmd), flush=True)
-    watch = RunWatch.start(out / "results")
-    proc = subprocess.run(cmd, env=env, check=False)  # lmms-eval exits 0 even on failure: read what it wrote
-    results, why = watch.results(["mvx_synth"])
-    if results is None:
-        print(f"error: the demo run failed (lmms-eval exit code {proc.returncode}): {why}", file=sys.stderr)
-        return 1
-    print(f"[3/3] results: {results}\n        traces:  {out / 'traces'}\n")
-    print(results_table(results, "mvx_synth"))
-    return 0
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
@@ -171,7 +135,7 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     from .run_outcome import RunWatch
 
     out = Path(args.output).resolve()
-    problem = _check_output(out)
+    problem = output_problem(out, "--output")
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -213,18 +177,6 @@ def _cmd_reencode(args: argparse.Namespace) -> int:
     return 1 if out["failed"] else 0
 
 
-def _cmd_trace(args: argparse.Namespace) -> int:
-    from sama_model.trace import render_trace
-
-    try:
-        print(render_trace(args.file))
-    except (OSError, ValueError) as exc:  # missing file, or not a SAMA trace (JSON errors are ValueErrors)
-        print(f"cannot read trace {args.file}: {exc}. Traces are the JSON files under the run's sama_traces/ "
-              f"folder (or the trace_dir you passed)", file=sys.stderr)
-        return 1
-    return 0
-
-
 def _add_vlmeval(s: argparse.ArgumentParser) -> None:
     from .vlmeval.launch import add_vlmeval_arguments  # light: vlmeval itself is imported on run
 
@@ -241,10 +193,29 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mvx-bench", description="MVX-Bench and the SAMA agent.")
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("tasks", help="list the task registry")
+    s = sub.add_parser("tasks", help="list the task registry (--lmms: the task names lmms-eval indexes)")
+    s.add_argument("--lmms", action="store_true",
+                   help="list the lmms-eval tasks and groups of this package as lmms-eval's TaskManager indexes "
+                        "them (what `lmms-eval tasks list --include-path \"$(mvx-bench tasks-path)\"` adds)")
     s.set_defaults(func=_cmd_tasks)
     s = sub.add_parser("tasks-path", help="print the lmms-eval task folder (for --include_path)")
     s.set_defaults(func=_cmd_tasks_path)
+    s = sub.add_parser("configs-path", help="print the run-config folder in use ($MVX_CONFIG_DIR, else the shipped one)")
+    s.set_defaults(func=_cmd_configs_path)
+
+    from .discovery import add_models_arguments, cmd_models
+
+    s = sub.add_parser("models", help="the models plugins add to lmms-eval (sama, mvx_hf_chat), as lmms-eval resolves "
+                                      "them (`lmms-eval models` lists only its built-in ones)")
+    add_models_arguments(s)
+    s.set_defaults(func=cmd_models)
+
+    from .install_extras import add_install_arguments, cmd_install_extras
+
+    s = sub.add_parser("install-extras", help="install an extra whose package's own dependency list conflicts "
+                                              "(models: ultralytics; vlmeval: ms-vlmeval), see docs/install.md")
+    add_install_arguments(s)
+    s.set_defaults(func=cmd_install_extras)
 
     s = sub.add_parser("verify", help="check a dataset folder (canonical layout, or a peer benchmark's own files)")
     s.add_argument("folder")
@@ -281,15 +252,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, default=1, help="videos re-encoded in parallel")
     s.set_defaults(func=_cmd_reencode)
 
-    s = sub.add_parser("demo", help="offline main job: SAMA on MVX-Synth through lmms-eval")
-    s.add_argument("--out", default="outputs/demo")
-    s.add_argument("--per-task", type=int, default=20)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--difficulty", choices=("easy", "default", "hard"), default="default")
-    s.add_argument("--workers", type=int, default=2)
-    s.add_argument("--limit", type=int, default=None, help="questions per task (for a quick look)")
-    s.set_defaults(func=_cmd_demo)
-
     from . import harness_configs, leaderboard
 
     s = sub.add_parser("run", help="launch lmms-eval for harness configs (prints the exact command)")
@@ -317,25 +279,33 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--output", default="outputs/probe")
     s.set_defaults(func=_cmd_probe)
 
-    from . import run_summary
-
-    s = sub.add_parser("summary", help="a run's accuracy next to its tokens, dollars, iterations and tool calls")
-    run_summary.add_summary_arguments(s)
-    s.set_defaults(func=run_summary.cmd_summary)
-    s = sub.add_parser("estimate", help="answer N sampled questions and project the full run's cost")
-    run_summary.add_estimate_arguments(s)
-    s.set_defaults(func=run_summary.cmd_estimate)
-
-    s = sub.add_parser("trace", help="print one SAMA trace readably")
-    s.add_argument("file")
-    s.set_defaults(func=_cmd_trace)
-
     from .viewer.cli import add_view_arguments, cmd_view
 
     s = sub.add_parser("view", help="build a static HTML site to browse a run (traces, frames) and compare two runs")
     add_view_arguments(s)
     s.set_defaults(func=cmd_view)
+
+    for register in plugin_commands():  # the agent's commands (demo, summary, estimate, trace)
+        register(sub)
     return p
+
+
+def plugin_commands() -> list:
+    """The ``register(subparsers)`` functions installed packages declare in the entry-point group
+    ``mvx_bench.commands`` (the agent declares its commands there; this package never imports it).
+    One that fails to load is reported and left out, so the benchmark's commands still work."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, object] = {}
+    for ep in entry_points(group=COMMANDS_GROUP):
+        if ep.name in found:  # the same distribution seen twice on sys.path: the first one wins
+            continue
+        try:
+            found[ep.name] = ep.load()
+        except Exception as exc:
+            print(f"warning: mvx-bench commands of {ep.value} not loaded ({type(exc).__name__}: {exc})",
+                  file=sys.stderr)
+    return list(found.values())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -344,9 +314,15 @@ def main(argv: list[str] | None = None) -> int:
     if "--" in argv:  # everything after -- goes to the wrapped tool (lmms-eval, VLMEvalKit)
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
-    args = build_parser().parse_args(argv)
-    args.extra = extra
-    return int(args.func(args) or 0)
+    from .package_data import PackageDataError
+
+    try:
+        args = build_parser().parse_args(argv)
+        args.extra = extra
+        return int(args.func(args) or 0)
+    except PackageDataError as exc:  # a broken $MVX_CONFIG_DIR / $MVX_PAPER_TABLE, or a broken install
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -25,23 +25,22 @@ from typing import Any, Iterable, Sequence
 
 import yaml
 
+from .lmms_eval_plugin import model_args_validator, plugin_models
+from .package_data import config_dir, paper_table, tasks_dir
 from .run_outcome import RunWatch
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CONFIG_DIR = REPO_ROOT / "harness_configs"
-PAPER_TABLE = REPO_ROOT / "results" / "paper_table1.csv"
-TASKS_DIR = Path(__file__).resolve().parent / "tasks"
+#: Read through the package (mvx_tasks/package_data.py), so an installed wheel finds them: the run
+#: configs ($MVX_CONFIG_DIR, else the shipped harness_configs/), Table 1 ($MVX_PAPER_TABLE, else the
+#: shipped copy of results/paper_table1.csv) and the lmms-eval task folder.
+CONFIG_DIR = config_dir()
+PAPER_TABLE = paper_table()
+TASKS_DIR = tasks_dir()
 RUN_SIDECAR = "mvx_run.json"  # written next to a run's lmms-eval output: which config produced it
 
 ROUTE_GROUPS = {"video": "mvx_bench", "frames": "mvx_bench_frames", "agent": "mvx_bench"}
 SYNTH_GROUPS = {"video": "mvx_synth", "frames": "mvx_synth", "agent": "mvx_synth"}
-#: Plugin models that the project registers through its own entry point, by class path.
-PLUGIN_MODELS = {"sama": "sama_model.adapters.lmms_eval_model.SAMA",
-                 "mvx_hf_chat": "mvx_tasks.baselines.hf_chat.HFChat"}
 #: Adapters whose constructor hands its unknown keywords to an engine (checked there, not here).
 ENGINE_KWARGS = {"vllm": "vllm.LLM (e.g. limit_mm_per_prompt)"}
-#: Plugin adapters take free-form ``**model_args``; each names the function that validates them.
-PLUGIN_VALIDATORS = {"sama": "sama_model.profiles:build_config"}
 #: Adapter arguments that set frames per video (each adapter names it its own way).
 FRAME_ARGS = ("frames_per_video", "max_num_frames", "max_frames_num", "num_frames", "max_frame_num")
 REQUIRED = ("name", "model", "model_args", "route", "route_reason", "tasks", "frames_per_video", "generation")
@@ -196,7 +195,7 @@ def resolve_model(cfg: HarnessConfig) -> ModelCheck:
         class_path = manifest.chat_class_path or manifest.simple_class_path
         registered = True
     except (KeyError, ValueError):
-        expected = PLUGIN_MODELS.get(cfg.model)
+        expected = plugin_models().get(cfg.model, {}).get("class_path")
         if expected is None or cfg.class_path != expected:
             raise ConfigError(f"{cfg.path}: lmms-eval has no model {cfg.model!r} (and it is not a known plugin "
                               f"model naming its class path); see `lmms-eval models`") from None
@@ -209,11 +208,12 @@ def resolve_model(cfg: HarnessConfig) -> ModelCheck:
     if cfg.class_path is not None and cfg.class_path != class_path:
         raise ConfigError(f"{cfg.path}: class_path {cfg.class_path} disagrees with the registered {class_path}")
     if spec is None:
-        if cfg.model not in PLUGIN_MODELS:
+        if cfg.model not in plugin_models():
             raise ConfigError(f"{cfg.path}: adapter module {module} of {cfg.model!r} is not installed")
         return ModelCheck(cfg.model, class_path, registered, False, f"{module} not importable yet")
-    if cfg.model in PLUGIN_VALIDATORS:
-        return _check_plugin_args(cfg, class_path, registered)
+    validate = model_args_validator(cfg.model)
+    if validate is not None:
+        return _check_plugin_args(cfg, validate, class_path, registered)
     try:
         cls = getattr(importlib.import_module(module), cls_name)
     except ImportError as exc:  # an optional dependency of the adapter (e.g. librosa) is missing
@@ -258,10 +258,9 @@ def local_args(cfg: HarnessConfig, pretrained: str | Path, device: str | None = 
     return args
 
 
-def _check_plugin_args(cfg: HarnessConfig, class_path: str, registered: bool) -> ModelCheck:
-    """Validate a plugin model's arguments as the harness passes them (strings) with its own validator."""
-    module, _, func = PLUGIN_VALIDATORS[cfg.model].partition(":")
-    validate = getattr(importlib.import_module(module), func)
+def _check_plugin_args(cfg: HarnessConfig, validate: Any, class_path: str, registered: bool) -> ModelCheck:
+    """Validate a plugin model's arguments as the harness passes them (strings) with the validator its
+    plugin declares (entry-point group ``mvx_bench.model_args``: free-form ``**model_args``)."""
     try:
         validate(**{k: _arg_value(v) for k, v in cfg.model_args.items()})
     except ValueError as exc:

@@ -33,6 +33,7 @@ from .profiles import AgentConfig
 from .question import AgentQuestion
 from .skills.context import PolicyContext
 from .skills.meta_planner.policy import identify_task, option_video_map, select_policy
+from .skills.multi_video_comparison.common import marked_fragile
 from .tools.base import Tool, ToolResult
 from .tools.toolkit import build_tools
 from .trace import ConflictStep, ErrorStep, FinalStep, MemoryStep, PlannerStep, QuestionTrace, ToolStep
@@ -177,7 +178,7 @@ class _Run:
         else:
             text, reason, source = self.fallback()
         text = follow_instruction(text, self.question.instruction)
-        self.trace.add(FinalStep(text, None, reason, forced, source))
+        self.trace.add(FinalStep(text, None, reason, forced, source, marked_fragile(reason)))
         return text, None
 
     def run(self) -> tuple[str, str]:
@@ -222,7 +223,7 @@ class _Run:
         else:
             letter, reason, source = self.fallback()
         output = f"Answer: {letter}"
-        self.trace.add(FinalStep(output, letter, reason, forced, source))
+        self.trace.add(FinalStep(output, letter, reason, forced, source, marked_fragile(reason)))
         return output, letter
 
 

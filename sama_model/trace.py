@@ -127,6 +127,9 @@ class FinalStep:
     reason: str
     forced: bool
     source: str  # "planner", "planner-forced", "evidence-fallback", "first-option-rule"
+    #: the reason carries the solvers' FRAGILE mark (a small change of the evidence would change the
+    #: answer); recorded as data so that readers of traces (the run viewer) need not import the agent
+    fragile: bool = False
     kind: str = "final"
 
 

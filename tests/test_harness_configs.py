@@ -11,7 +11,6 @@ import yaml
 
 from mvx_tasks.harness_configs import (
     CONFIG_DIR,
-    PLUGIN_MODELS,
     TASKS_DIR,
     ConfigError,
     build_command,
@@ -70,11 +69,14 @@ def test_routes_send_every_video(configs):
 
 
 def test_models_resolve_to_installed_lmms_eval_adapters(configs):
+    from mvx_tasks.lmms_eval_plugin import plugin_models
+
+    plugins = {m: e["class_path"] for m, e in plugin_models().items()}
     checked = {}
     for c in configs:
         check = resolve_model(c)
-        if c.model in PLUGIN_MODELS:
-            assert check.class_path == PLUGIN_MODELS[c.model] and c.class_path in (None, check.class_path), c.name
+        if c.model in plugins:
+            assert check.class_path == plugins[c.model] and c.class_path in (None, check.class_path), c.name
         else:
             assert check.registered and check.class_path.startswith("lmms_eval.models."), c.name
         checked[c.name] = check.args_checked

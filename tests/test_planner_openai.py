@@ -93,7 +93,8 @@ def test_openai_planner_full_loop(tmp_path, monkeypatch, cnt_question):
     assert [e["tool"] for e in memory["Video A"]["evidence"]] == ["scene_graph", "object_tracker"]
     final = steps[-1]
     assert final == {"kind": "final", "answer": "Answer: A", "letter": "A", "forced": True,
-                     "source": "planner-forced", "reason": "Both Video A and the reference have one cup. Answer: A"}
+                     "source": "planner-forced", "reason": "Both Video A and the reference have one cup. Answer: A",
+                     "fragile": False}
     # no secret in the file
     raw = (tmp_path / "trace.json").read_text()
     assert KEY not in raw

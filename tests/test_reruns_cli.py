@@ -159,7 +159,7 @@ def test_demo_fails_loudly_and_never_prints_an_older_results_file(tmp_path, monk
 
 def test_demo_data_is_keyed_on_per_task_seed_and_difficulty(tmp_path, monkeypatch):
     import mvx_tasks.synth as synth
-    from mvx_tasks.cli import demo_data
+    from sama_model.commands import demo_data
 
     calls = []
     real = synth.generate

@@ -58,7 +58,7 @@ def test_estimate_projects_the_full_run_and_summary_reads_it(synth, tmp_path):
 
 
 def test_summary_puts_cost_next_to_accuracy(tmp_path):
-    from mvx_tasks.run_summary import render, summarize
+    from sama_model.run_summary import render, summarize
 
     out = tmp_path / "out" / "sama"
     out.mkdir(parents=True)
@@ -86,7 +86,7 @@ def test_summary_puts_cost_next_to_accuracy(tmp_path):
 
 def test_summary_finds_the_demo_layout_and_lmms_eval_layout(tmp_path):
     """`mvx-bench demo` writes traces to <out>/traces; lmms-eval runs to <out>/sama_traces/<config>."""
-    from mvx_tasks.run_summary import trace_files
+    from sama_model.run_summary import trace_files
 
     demo = tmp_path / "demo"
     (demo / "traces").mkdir(parents=True)

@@ -224,6 +224,7 @@ def test_compare_page_says_which_flipped_answers_the_agent_marked_fragile():
     yes / no for an agent, a dash for the baseline."""
     from mvx_tasks.viewer.build import Question, Run
     from mvx_tasks.viewer.run_pages import compare_page
+    from sama_model.skills.multi_video_comparison.common import marked_fragile  # what the agent records
 
     def run(name: str, answers: dict[str, tuple[str, str | None]]) -> Run:
         qs = {}
@@ -231,7 +232,7 @@ def test_compare_page_says_which_flipped_answers_the_agent_marked_fragile():
             rec = {"id": qid, "task": "CNT", "parsed": parsed, "answer": "A", "correct": parsed == "A",
                    "unparsed": False, "failed": None}
             trace = None if reason is None else {"steps": [{"kind": "final", "letter": parsed, "reason": reason,
-                                                            "source": "planner"}]}
+                                                            "source": "planner", "fragile": marked_fragile(reason)}]}
             qs[qid] = Question(qid, "CNT", rec, doc={"question": "?", "options": {"A": "a", "B": "b"}}, trace=trace)
         return Run(path=f"{name}.json", name=name, model="m", model_args={}, benchmark="MVX-Bench", results={},
                    questions=qs)

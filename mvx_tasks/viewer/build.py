@@ -83,14 +83,12 @@ class Question:
 
     @property
     def fragile(self) -> bool | None:
-        """Whether the agent's final reason marks the answer fragile: a small change of its evidence would
-        change it (``sama_model.skills.multi_video_comparison.common.FRAGILE``); None without a trace."""
+        """Whether the agent marked its answer fragile, a small change of its evidence would change it (the
+        trace's final step records it as ``fragile``); None without a trace."""
         if self.trace is None:
             return None
-        from sama_model.skills.multi_video_comparison.common import marked_fragile
-
         fin = self.final
-        return bool(fin) and marked_fragile(fin.get("reason"))
+        return bool(fin and fin.get("fragile"))
 
     @property
     def tool_calls(self) -> int:

@@ -26,7 +26,7 @@ from .messages import build_question, items_from_chat
 
 def manifest() -> ModelManifest:
     """The entry-point payload registering this class as ``--model sama`` (defined with the plugin)."""
-    from mvx_tasks.lmms_eval_plugin import sama_manifest
+    from ..lmms_eval_plugin import sama_manifest
 
     return sama_manifest()
 

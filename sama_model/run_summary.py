@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sama_model.chat_api import USAGE_KEYS
+from .chat_api import USAGE_KEYS
 
 #: the paper's profiling run (appendix G): 350 questions, GPT-5.2 planner
 PAPER = {"questions": 350, "cost_usd": 53.0, "iterations": 3.8, "tool_calls": 3.6}
@@ -44,7 +44,7 @@ def trace_files(root: Path) -> list[Path]:
 def trace_summary(paths: list[Path]) -> dict[str, Any]:
     """Run totals from traces: questions, statuses, failure causes, tokens by source, dollars,
     iterations and tool calls per answered question, adaptation events."""
-    from sama_model.runner import failure_cause
+    from .runner import failure_cause
 
     by_source: dict[str, dict[str, Any]] = {}
     statuses: Counter = Counter()
@@ -197,15 +197,13 @@ def cmd_summary(args: argparse.Namespace) -> int:
 def estimate(model_args: str, source: str, n: int, seed: int, out: Path, workers: int | None = None
              ) -> dict[str, Any]:
     """Answer ``n`` questions sampled (seeded) from ``source``'s benchmark and project the whole run."""
-    from sama_model.adapters.common import make_agent
-    from sama_model.adapters.lmms_eval_model import question_id
-    from sama_model.adapters.messages import build_question, items_from_chat
-    from sama_model.runner import RunStats, run_questions
+    from mvx_tasks.data import sample_to_doc
+    from mvx_tasks.harness import _SOURCES, _samples, doc_to_messages
 
-    from .data import sample_to_doc
-    from .harness import _samples, doc_to_messages
-
-    from .harness import _SOURCES
+    from .adapters.common import make_agent
+    from .adapters.lmms_eval_model import question_id
+    from .adapters.messages import build_question, items_from_chat
+    from .runner import RunStats, run_questions
 
     if source not in _SOURCES:
         raise ValueError(f"unknown source {source!r}; choose one of {', '.join(sorted(_SOURCES))}")
