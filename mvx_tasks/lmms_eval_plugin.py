@@ -39,7 +39,7 @@ def extend_task_paths() -> bool:
 def models():
     """Entry point (``lmms_eval.models``): the SAMA and baseline-adapter manifests, plus MVX task discovery."""
     extend_task_paths()
-    return [sama_manifest(), hf_chat_manifest()]
+    return [sama_manifest(), hf_chat_manifest(), replay_manifest()]
 
 
 def sama_manifest():
@@ -54,3 +54,10 @@ def hf_chat_manifest():
     from lmms_eval.models.registry_v2 import ModelManifest
 
     return ModelManifest(model_id="mvx_hf_chat", chat_class_path="mvx_tasks.baselines.hf_chat.HFChat")
+
+
+def replay_manifest():
+    """``--model mvx_replay``: an earlier run's logged answers, scored again with their figures."""
+    from lmms_eval.models.registry_v2 import ModelManifest
+
+    return ModelManifest(model_id="mvx_replay", chat_class_path="mvx_tasks.replay.Replay")
