@@ -130,6 +130,10 @@ def _cuda_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def placement(requested: str | None = None) -> Placement:
     """Rank and device from the launcher. Several processes (``accelerate launch``, torchrun): the
     accelerator's device (``cuda:{LOCAL_RANK}`` on GPUs, ``cpu`` with ``--cpu``), whatever was asked,
@@ -141,11 +145,14 @@ def placement(requested: str | None = None) -> Placement:
         try:
             from accelerate import PartialState
 
-            state = PartialState()
-            return Placement(state.process_index, state.num_processes, state.local_process_index, str(state.device))
+            # the state lmms-eval's CLI already built (Accelerator()), or the one it will find; like
+            # Accelerator(), honour `accelerate launch`'s CPU flag (gloo on CPUs, not NCCL)
+            state = PartialState(cpu=_flag("ACCELERATE_USE_CPU"))
+            device = str(state.device)
+            return Placement(state.process_index, state.num_processes, state.local_process_index,
+                             "cpu" if device.startswith("cpu") else device)
         except Exception:  # accelerate missing or no process group: the environment still says where
-            device = f"cuda:{local}" if _cuda_available() and env.get("ACCELERATE_USE_CPU", "").lower() not in (
-                "1", "true", "yes") else "cpu"
+            device = f"cuda:{local}" if _cuda_available() and not _flag("ACCELERATE_USE_CPU") else "cpu"
             return Placement(rank, world, local, device)
     if requested not in (None, "", "None", "auto"):
         device = str(requested)

@@ -27,7 +27,12 @@ from typing import Any
 from lmms_eval.api.model import lmms
 
 from .answer_notes import AnswerNote, use_store
-from .chat_contract import chat_request, generation_output, placement, refuse_multi_round
+from .chat_contract import (
+    chat_request,
+    generation_output,
+    placement,
+    refuse_multi_round,
+)
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from harness_run import run_lmms_eval, samples
-from mvx_tasks.answer_notes import NO_NOTE, AnswerNote, NoteStore, note_for, note_key, use_store
+
+from mvx_tasks.answer_notes import (
+    NO_NOTE,
+    AnswerNote,
+    NoteStore,
+    note_for,
+    note_key,
+    use_store,
+)
 
 DOC = {"id": "q1", "task": "SEQ", "question": "Which order?", "options": json.dumps({"A": "x", "B": "y"}),
        "answer": "A", "videos": "[]", "root": "/data"}
@@ -86,6 +93,7 @@ def test_use_cache_rerun_and_log_replay_keep_every_figure(tmp_path):
     with the same --use_cache (SAMA asked only the failed question again) and a replay of the first
     run's samples log (no SAMA at all) give every per-question figure and every task figure of the first."""
     from fake_endpoint import FakeChatEndpoint, completion, error
+
     from mvx_tasks.synth import generate
 
     data = generate(tmp_path / "data", per_task=3, seed=2, tasks=["SEQ"], progress=False, workers=1)

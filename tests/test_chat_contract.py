@@ -64,6 +64,7 @@ def _multi_round_requests():
 
 def test_multi_round_is_refused_clearly_by_every_adapter(tmp_path, monkeypatch):
     import test_sama_doubles as D
+
     from mvx_tasks.baselines.hf_chat import HFChat
     from mvx_tasks.replay import Replay
     from sama_model.adapters.lmms_eval_model import SAMA
@@ -93,11 +94,11 @@ def test_placement_from_the_launcher(monkeypatch):
     monkeypatch.setenv("RANK", "1")
     import accelerate
 
-    monkeypatch.setattr(accelerate, "PartialState", lambda: SimpleNamespace(
+    monkeypatch.setattr(accelerate, "PartialState", lambda cpu=False: SimpleNamespace(
         process_index=1, num_processes=2, local_process_index=1, device="cuda:1"))
     assert C.placement("cpu") == C.Placement(1, 2, 1, "cuda:1")
 
-    def no_state():
+    def no_state(cpu=False):
         raise RuntimeError("no process group")
 
     monkeypatch.setattr(accelerate, "PartialState", no_state)  # read from the environment instead
@@ -109,6 +110,7 @@ def test_placement_from_the_launcher(monkeypatch):
 def test_sama_takes_rank_and_device_from_the_environment(tmp_path, monkeypatch):
     """lmms-eval 0.6.1 / 0.7.2 never set _rank/_world_size, and 0.7.3 only when world size > 1."""
     import test_sama_doubles as D
+
     from sama_model.adapters.lmms_eval_model import SAMA
 
     monkeypatch.setattr(sys, "argv", ["lmms-eval"])
