@@ -137,7 +137,7 @@ def run_vlmeval(data: Sequence[str], model: Sequence[str], work_dir: str | Path 
     missing = [(m, pat) for m, pat in expected_patterns(data, model, mode)
                if not written_since(work_dir, m, pat, started)]
     for m, pat in missing:
-        print(f"error: this run wrote no {pat} under {Path(work_dir) / m}; see the log under "
+        print(f"error: this run did not write {pat} under {Path(work_dir) / m}; see the log under "
               f"{Path(work_dir) / 'logs'}", file=sys.stderr)
     return 1 if missing else 0
 
