@@ -4,39 +4,16 @@ An agent's letter can come from its planner, from a forced final turn at the ite
 the task's scripted decision on the collected evidence (the planner named no option), or from the
 first-option rule (nothing decided: an explicit abstention that still has to name a letter). An
 accuracy figure means something different in each case, so the count of each travels with the
-results. Like :mod:`.model_failures`, the model records the source per question id here (SAMA's
-runner does) and :func:`mvx_tasks.harness.process_results`, which lmms-eval runs in the same
-process after generation, reads it; a model that records nothing (a baseline) gets zeros.
+results. The model names the source of each answer in that answer's note
+(:class:`mvx_tasks.answer_notes.AnswerNote`), which :func:`mvx_tasks.harness.process_results`
+reads; a model that writes no notes (a baseline) gets zeros.
 """
 from __future__ import annotations
 
-from .question_notes import QuestionNotes
-
-__all__ = ["SOURCES", "METRICS", "record", "source_of", "flags", "clear"]
+__all__ = ["METRICS", "SOURCES"]
 
 #: answer sources, in the order tables show them (the values of a trace's final step ``source``)
 SOURCES: tuple[str, ...] = ("planner", "planner-forced", "evidence-fallback", "first-option-rule")
 #: source -> lmms-eval metric name (a per-task count, aggregated by sum)
 METRICS: dict[str, str] = {"planner": "mvx_src_planner", "planner-forced": "mvx_src_forced",
                            "evidence-fallback": "mvx_src_fallback", "first-option-rule": "mvx_src_rule"}
-
-_SOURCE: QuestionNotes[str] = QuestionNotes()
-
-
-def record(question_id: str, source: str | None) -> None:
-    """Record the source of ``question_id``'s answer; ``None`` forgets it (a failed question)."""
-    _SOURCE.set(question_id, None if source is None else str(source))
-
-
-def source_of(question_id: str) -> str | None:
-    return _SOURCE.get(question_id)
-
-
-def flags(question_id: str) -> dict[str, int]:
-    """One 0/1 flag per ``mvx_src_*`` metric for a question (all 0 when nothing was recorded)."""
-    src = source_of(question_id)
-    return {metric: int(src == name) for name, metric in METRICS.items()}
-
-
-def clear() -> None:
-    _SOURCE.clear()

@@ -16,8 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from . import answer_sources, model_failures
-from . import model_usage
+from .answer_notes import note_for
 from .data import doc_to_sample, load_local, sample_to_doc
 from .data_hub import load_bench_samples
 from .metrics import accuracy, score_output
@@ -236,15 +235,22 @@ def frames_doc_to_messages(doc: dict, lmms_eval_specific_kwargs: dict | None = N
 # ----------------------------------------------------------------------------- scoring
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
-    """Parse and score one output; the record names the question, so the samples log stands alone."""
+    """Parse and score one output; the record names the question, so the samples log stands alone.
+
+    What the model knows about this answer beyond its text (what it cost, why it could not answer,
+    where the answer came from) is read from the answer's note (:mod:`.answer_notes`), found by the
+    question and the answer text, so an answer from lmms-eval's cache or from a replayed log is
+    counted like a fresh one."""
     output = results[0] if results else ""
     if isinstance(output, (list, tuple)):
         output = output[0] if output else ""
+    output = "" if output is None else str(output)
+    note = note_for(doc, output)
     problems = [f"{v['label']}: {p}" for v in _videos(doc) if (p := video_problem(v["path"]))]
     record = score_output(doc["id"], doc["task"], output, json.loads(doc["options"]), doc["answer"],
-                          failed="; ".join(problems) or None, agent_failed=model_failures.cause_of(doc["id"])).to_dict()
-    return {**model_usage.figures(doc["id"]), "mvx_acc": record, "mvx_unparsed": int(record["unparsed"]), "mvx_failed": int(record["failed"] is not None),
-            "mvx_agent_failed": int(record["agent_failed"] is not None), **answer_sources.flags(doc["id"]),
+                          failed="; ".join(problems) or None, agent_failed=note.failure).to_dict()
+    return {**note.metrics(), "mvx_acc": record, "mvx_unparsed": int(record["unparsed"]),
+            "mvx_failed": int(record["failed"] is not None), "mvx_agent_failed": int(record["agent_failed"] is not None),
             "mvx_chance": 100.0 * record["chance"], "mvx_data_notes": {"root": doc.get("root"), "task": doc["task"]}}
 
 

@@ -153,7 +153,7 @@ def anchor_data_files() -> bool:
 def models():
     """Entry point (``lmms_eval.models``): the baselines' adapter manifest, plus MVX task discovery."""
     extend_task_paths()
-    return [hf_chat_manifest()]
+    return [hf_chat_manifest(), replay_manifest()]
 
 
 def hf_chat_manifest():
@@ -194,3 +194,10 @@ def model_args_validator(model_id: str) -> Callable[..., Any] | None:
         if ep.name == model_id:
             return ep.load()
     return None
+
+
+def replay_manifest():
+    """``--model mvx_replay``: an earlier run's logged answers, scored again with their figures."""
+    from lmms_eval.models.registry_v2 import ModelManifest
+
+    return ModelManifest(model_id="mvx_replay", chat_class_path="mvx_tasks.replay.Replay")

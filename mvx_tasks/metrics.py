@@ -46,7 +46,7 @@ def score_output(sample_id: str, task: str, output: str | None, options: Mapping
     """Parse a model's output and score it against the answer letter.
 
     A question whose videos could not be shown (``failed``) is scored wrong whatever the output. A
-    question the model reported it could not answer (``agent_failed``, see :mod:`.model_failures`) is
+    question the model reported it could not answer (``agent_failed``, see :mod:`.answer_notes`) is
     scored wrong and counted as a failure, not as unparsed: ``unparsed`` means the model answered
     with an output that named no option.
     """

@@ -18,17 +18,38 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from mvx_tasks import answer_sources, model_failures
+from mvx_tasks.answer_notes import AnswerNote
 
 from .agent import AgentResult, SamaAgent
 from .atomic import check_writable
 from .budget import BUDGET_PREFIX, stored_totals
-from mvx_tasks import model_usage
 from .question import AgentQuestion
 from .resume import ResumeKey
 from .trace import resumable_output, stored_answer_source, trace_filename
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One question's output ("Answer: X", or "" when it failed) and its note: what it cost, why it
+    failed, where the answer came from (read by the harness's ``mvx_*`` metrics, however the answer
+    reaches them: :mod:`mvx_tasks.answer_notes`)."""
+
+    output: str
+    note: AnswerNote
+    #: planner tokens (prompt, completion, reasoning) for lmms-eval's own token counts
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @classmethod
+    def of(cls, output: str | None, totals: dict | None, *, failure: str | None = None,
+           source: str | None = None) -> Answered:
+        t = totals or {}
+        return cls(output or "", AnswerNote.from_totals(totals, failure=failure, source=source),
+                   int(t.get("prompt_tokens") or 0), int(t.get("completion_tokens") or 0),
+                   int(t.get("reasoning_tokens") or 0))
 
 
 @dataclass
@@ -77,7 +98,7 @@ def failure_cause(failure: str) -> str:
 
 
 def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | None, stats: RunStats,
-          outputs: list[str | None]) -> list[tuple[int, AgentQuestion, Path | None, dict | None]]:
+          outputs: list[Answered | None]) -> list[tuple[int, AgentQuestion, Path | None, dict | None]]:
     """Resume what can be resumed; return the questions to answer, each with its trace path and key."""
     todo = []
     for i, q in enumerate(questions):
@@ -85,13 +106,10 @@ def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | Non
         path = tdir / trace_filename(q.id) if tdir else None
         done, why = resumable_output(path, key) if path is not None else (None, "new")
         if done is not None:
-            outputs[i] = done
             stats.resumed += 1
             totals = stored_totals(path)
             agent.budget.add(totals)  # earlier attempts' spending counts against the budget
-            model_usage.record(q.id, totals)
-            model_failures.record(q.id, None)
-            answer_sources.record(q.id, stored_answer_source(path))
+            outputs[i] = Answered.of(done, totals, source=stored_answer_source(path))
             continue
         stats.reasons[why] += 1
         if why.startswith("changed:"):
@@ -105,17 +123,26 @@ def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | Non
 def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_dir: str | Path | None,
                   workers: int = 1, progress: bool = True, desc: str = "SAMA",
                   stats: RunStats | None = None) -> list[str]:
-    """Outputs ("Answer: X", or "" for a failed question) in the order of ``questions``.
+    """Outputs ("Answer: X", or "" for a failed question) in the order of ``questions``
+    (:func:`answer_questions` without the notes)."""
+    return [a.output for a in answer_questions(agent, questions, trace_dir, workers=workers, progress=progress,
+                                               desc=desc, stats=stats)]
+
+
+def answer_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_dir: str | Path | None,
+                     workers: int = 1, progress: bool = True, desc: str = "SAMA",
+                     stats: RunStats | None = None) -> list[Answered]:
+    """Each question's output and note, in the order of ``questions``.
 
     A failed question's output is empty, never a string that looks like an answer, so lmms-eval's
-    response cache (``--use_cache``) never stores it and a later run recomputes it.
+    response cache (``--use_cache``) never stores it and a later run recomputes it; its note says why.
     """
     stats = stats if stats is not None else RunStats()
     tdir = Path(trace_dir) if trace_dir else None
     if tdir is not None:
         check_writable(tdir, "SAMA traces", "pass trace_dir=<a writable folder with free space> in the model "
                                             "arguments, or free space / fix permissions there")
-    outputs: list[str | None] = [None] * len(questions)
+    outputs: list[Answered | None] = [None] * len(questions)
     todo = _plan(agent, questions, tdir, stats, outputs)
 
     bar = None
@@ -124,17 +151,15 @@ def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_di
 
         bar = tqdm(total=len(questions), initial=stats.resumed, desc=desc, dynamic_ncols=True)
 
-    def one(item: tuple[int, AgentQuestion, Path | None, dict | None]) -> tuple[int, AgentResult]:
+    def one(item: tuple[int, AgentQuestion, Path | None, dict | None]) -> tuple[int, AgentResult, dict | None]:
         i, q, path, key = item
         over = agent.budget.exhausted()
         if over:  # no new question once the run's budget is spent
-            model_usage.record(q.id, None)
-            return i, agent.refuse(q, over, path, resume_key=key)
+            return i, agent.refuse(q, over, path, resume_key=key), None
         result = agent.answer(q, path, resume_key=key)
         totals = result.trace.totals() if result.trace is not None else None
         agent.budget.add(totals)
-        model_usage.record(q.id, totals)  # for the harness's mvx_tokens / mvx_cost_usd ... metrics
-        return i, result
+        return i, result, totals
 
     pool = ThreadPoolExecutor(max_workers=max(1, int(workers)))
     try:
@@ -142,14 +167,12 @@ def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_di
         while pending:
             done, pending = wait(pending, return_when=FIRST_EXCEPTION)
             for fut in done:
-                i, result = fut.result()  # an unwritable trace stops the run here, with the path and the fix
-                outputs[i] = result.output
+                i, result, totals = fut.result()  # an unwritable trace stops the run here, with the path and the fix
+                failed = result.status != "finished"
+                outputs[i] = Answered.of(result.output, totals, failure=(result.failure or "failed") if failed else None,
+                                         source=result.source)
                 stats.answered += 1
-                # beside the (empty) output, for the harness's mvx_agent_failed metric
-                model_failures.record(questions[i].id, (result.failure or "failed")
-                                      if result.status != "finished" else None)
-                answer_sources.record(questions[i].id, result.source)  # for the mvx_src_* metrics
-                if result.status != "finished":
+                if failed:
                     stats.failed += 1
                     stats.failures[result.question_id] = result.failure or ""
                     log.warning("SAMA question %s failed: %s", result.question_id, result.failure)
@@ -161,4 +184,4 @@ def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_di
             bar.close()
     if progress and questions:
         print(stats.summary(), file=sys.stderr, flush=True)
-    return [o or "" for o in outputs]
+    return [a if a is not None else Answered.of("", None, failure="not answered") for a in outputs]

@@ -6,3 +6,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# answer notes (mvx_tasks/answer_notes.py) of this test session, never the user's ~/.cache
+if "MVX_ANSWER_NOTES" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["MVX_ANSWER_NOTES"] = tempfile.mkdtemp(prefix="mvx-answer-notes-")
+    atexit.register(shutil.rmtree, os.environ["MVX_ANSWER_NOTES"], True)

@@ -57,6 +57,18 @@ def scripted(responses: list[tuple[int, dict[str, Any]] | dict[str, Any]]) -> Re
     return respond
 
 
+def tools_then_answer(tool_calls: Iterable[tuple[str, dict[str, Any]]], answer: str) -> Responder:
+    """A planner: the first turn calls ``tool_calls`` at once; once their results are in, ``answer``."""
+    calls = list(tool_calls)
+
+    def respond(body: dict[str, Any]) -> tuple:
+        if not any(m.get("role") == "tool" for m in body.get("messages", [])):
+            return 200, completion(tool_calls=calls)
+        return 200, completion(content=answer)
+
+    return respond
+
+
 class FakeChatEndpoint:
     """``with FakeChatEndpoint(responder, latency=0.05) as ep: ep.base_url``."""
 

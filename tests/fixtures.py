@@ -61,3 +61,29 @@ def make_dataset(root: str | Path, tasks=("CNT", "FD", "RID"), per_task: int = 2
             rows.append(row)
     (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return root
+
+
+def add_subtitles(root: str | Path) -> Path:
+    """Give every video of a canonical folder a two-cue ``.srt`` beside it (and in data.jsonl), so a
+    subtitle tool has something to retrieve ("a red ball rolls", "a dog barks")."""
+    root = Path(root)
+    rows = [json.loads(x) for x in (root / "data.jsonl").read_text().splitlines()]
+    for row in rows:
+        for v in row["videos"]:
+            srt = Path(v["path"]).with_suffix(".srt")
+            (root / srt).write_text("1\n00:00:00,000 --> 00:00:01,000\na red ball rolls\n\n"
+                                    "2\n00:00:01,000 --> 00:00:02,000\na dog barks\n", encoding="utf-8")
+            v["subtitle"] = str(srt)
+    (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+#: one call of each model-backed tool of the paper profile, on a two-video question (Video A, Video B)
+SIX_TOOL_CALLS = [
+    ("video_reader", {"video": "Video A", "query": "What is shown?", "n_frames": 2}),
+    ("temporal_grounding", {"video": "Video A", "query": "a red square"}),
+    ("scene_graph", {"video": "Video B", "query": "person", "n_frames": 2}),
+    ("object_tracker", {"video": "Video B", "query": "person"}),
+    ("visual_similarity", {"video_a": "Video A", "video_b": "Video B", "aspect": "content"}),
+    ("subtitle_retriever", {"video": "Video A", "query": "red ball"}),
+]

@@ -8,11 +8,12 @@ import pytest
 
 import test_sama_doubles as D
 from mvx_tasks import answer_sources, harness
+from mvx_tasks.answer_notes import use_store
 from sama_model.actions import FinalAnswer
 from sama_model.agent import SamaAgent
 from sama_model.planners.base import PlannerTurn
 from sama_model.profiles import build_config
-from sama_model.runner import run_questions
+from sama_model.runner import answer_questions
 
 from test_sama_doubles import CUPS_OPTIONS as OPTIONS, CUPS_Q as Q, CUPS_SCRIPT as SCRIPT, CUPS_STEMS as STEMS  # noqa: E402
 
@@ -70,16 +71,23 @@ def test_a_silent_planner_falls_back_to_evidence_then_to_the_first_option_rule(t
     assert final.reason.startswith("no evidence decided (no counts for any candidate)")
 
 
-def test_the_runner_records_sources_for_the_harness_metrics(tmp_path, question):
-    answer_sources.clear()
+def test_the_runner_notes_sources_for_the_harness_metrics(tmp_path, question):
+    """The runner gives each answer's source in its note; the adapter files the note by the question
+    and the answer; process_results reads it back (also for a resumed question)."""
     agent = SamaAgent(build_config(**D.DOUBLE_ARGS), planner=_Mute())
-    run_questions(agent, [question], tmp_path / "traces", progress=False)
+    store = use_store(f"test-sources-{tmp_path.name}")
+    (answered,) = answer_questions(agent, [question], tmp_path / "traces", progress=False)
+    assert (answered.output, answered.note.source) == ("Answer: C", "evidence-fallback")
+    store.write(_doc(question), answered.output, answered.note)
     out = harness.process_results(_doc(question), ["Answer: C"])
     assert {k: out[k] for k in answer_sources.METRICS.values()} == {
         "mvx_src_planner": 0, "mvx_src_forced": 0, "mvx_src_fallback": 1, "mvx_src_rule": 0}
-    answer_sources.clear()  # a resumed question reads its source from the stored trace
-    run_questions(agent, [question], tmp_path / "traces", progress=False)
-    assert answer_sources.source_of(question.id) == "evidence-fallback"
+    # a resumed question reads its source from the stored trace
+    (resumed,) = answer_questions(agent, [question], tmp_path / "traces", progress=False)
+    assert resumed.note == answered.note
+    # another answer text to the same question has no note; another question neither
+    other = harness.process_results(_doc(question), ["Answer: A"])
+    assert sum(other[k] for k in answer_sources.METRICS.values()) == 0
     baseline = harness.process_results({**_doc(question), "id": "baseline-q"}, ["B"])
     assert sum(baseline[k] for k in answer_sources.METRICS.values()) == 0
 

@@ -87,11 +87,11 @@ def _doc(question) -> dict:
 
 def test_a_question_whose_every_tool_fails_is_counted_as_failed(tmp_path):
     import test_agent_failures  # noqa: F401  registers the "missing" video_reader backend
-    from mvx_tasks import model_failures
+    from mvx_tasks.answer_notes import use_store
     from mvx_tasks.harness import process_results
     from sama_model.agent import SamaAgent
     from sama_model.profiles import build_config
-    from sama_model.runner import RunStats, run_questions
+    from sama_model.runner import RunStats, answer_questions
 
     D.reset({})
     opts = {"A": "Video A", "B": "Video B"}
@@ -103,12 +103,16 @@ def test_a_question_whose_every_tool_fails_is_counted_as_failed(tmp_path):
                  "subtitle_retriever", "motion_analyzer"):
         args[f"backend.{tool}"] = "off"
     stats = RunStats()
-    out = run_questions(SamaAgent(build_config(**{**args, "backend.video_reader": "missing"})), [q_fail],
-                        tmp_path / "traces", progress=False, stats=stats)
-    ok_out = run_questions(SamaAgent(build_config(**args)), [q_ok], tmp_path / "traces2", progress=False)
+    (fail,) = answer_questions(SamaAgent(build_config(**{**args, "backend.video_reader": "missing"})), [q_fail],
+                               tmp_path / "traces", progress=False, stats=stats)
+    (ok_a,) = answer_questions(SamaAgent(build_config(**args)), [q_ok], tmp_path / "traces2", progress=False)
+    out, ok_out = [fail.output], [ok_a.output]
     assert out == [""] and ok_out[0].startswith("Answer: ")
-    assert model_failures.cause_of("q-all-fail").startswith("every tool call failed; first error: video_reader")
-    assert model_failures.cause_of("q-ok") is None
+    assert fail.note.failure.startswith("every tool call failed; first error: video_reader")
+    assert ok_a.note.failure is None
+    store = use_store(f"test-failures-{tmp_path.name}")  # what the adapter does with each answer's note
+    store.write(_doc(q_fail), fail.output, fail.note)
+    store.write(_doc(q_ok), ok_a.output, ok_a.note)
     failed = process_results(_doc(q_fail), [out[0]])
     assert (failed["mvx_agent_failed"], failed["mvx_unparsed"], failed["mvx_failed"]) == (1, 0, 0)
     assert failed["mvx_acc"]["correct"] is False and "every tool call failed" in failed["mvx_acc"]["agent_failed"]

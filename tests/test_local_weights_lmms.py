@@ -11,31 +11,18 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from pathlib import Path
 
 import pytest
-
-from fixtures import make_dataset
+from fake_endpoint import FakeChatEndpoint, tools_then_answer
+from fixtures import SIX_TOOL_CALLS, add_subtitles, make_dataset
 from harness_run import run_lmms_eval, samples
-from fake_endpoint import FakeChatEndpoint, completion
 
 pytestmark = pytest.mark.slow
 
-TOOL_CALLS = [
-    ("video_reader", {"video": "Video A", "query": "What is shown?", "n_frames": 2}),
-    ("temporal_grounding", {"video": "Video A", "query": "a red square"}),
-    ("scene_graph", {"video": "Video B", "query": "person", "n_frames": 2}),
-    ("object_tracker", {"video": "Video B", "query": "person"}),
-    ("visual_similarity", {"video_a": "Video A", "video_b": "Video B", "aspect": "content"}),
-    ("subtitle_retriever", {"video": "Video A", "query": "red ball"}),
-]
+TOOL_CALLS = SIX_TOOL_CALLS
 
-
-def _planner(body: dict) -> tuple[int, dict]:
-    """First turn: call all six tools at once; once their results are in: answer."""
-    if not any(m.get("role") == "tool" for m in body.get("messages", [])):
-        return 200, completion(tool_calls=TOOL_CALLS)
-    return 200, completion(content="The evidence points to the first video. Answer: A")
+# first turn: all six tools at once; once their results are in: the answer
+_planner = tools_then_answer(TOOL_CALLS, "The evidence points to the first video. Answer: A")
 
 
 @pytest.fixture(scope="module")
@@ -56,15 +43,7 @@ def local_models(tmp_path_factory):
 
 
 def test_paper_configuration_on_local_folders_through_lmms_eval(local_models, tmp_path):
-    data = make_dataset(tmp_path / "data", tasks=["FD"], per_task=2, video_frames=16)
-    rows = [json.loads(x) for x in (data / "data.jsonl").read_text().splitlines()]
-    for row in rows:  # subtitles, so the subtitle tool has something to retrieve
-        for v in row["videos"]:
-            srt = Path(v["path"]).with_suffix(".srt")
-            (data / srt).write_text("1\n00:00:00,000 --> 00:00:01,000\na red ball rolls\n\n"
-                                    "2\n00:00:01,000 --> 00:00:02,000\na dog barks\n", encoding="utf-8")
-            v["subtitle"] = str(srt)
-    (data / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    data = add_subtitles(make_dataset(tmp_path / "data", tasks=["FD"], per_task=2, video_frames=16))
 
     args = {"profile": "paper-gpt", "model": "local-planner", "api_key_env": "MVX_TEST_PLANNER_KEY",
             "workers": 1, "trace_dir": str(tmp_path / "traces"), "cache_dir": "none"}

@@ -27,7 +27,11 @@ def test_registry_rows_resolve_and_build_lazily(tool, name):
 def test_device_and_dtype_rules(monkeypatch):
     assert _runtime.select_device("cpu") == "cpu"
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
     assert _runtime.select_device("auto") == "cuda"
+    monkeypatch.setenv("LOCAL_RANK", "1")  # accelerate launch / torchrun: this process's GPU
+    assert _runtime.select_device("auto") == "cuda:1"
+    monkeypatch.delenv("LOCAL_RANK")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
     assert _runtime.select_device("auto") == "cpu"

@@ -218,15 +218,17 @@ def test_run_probe_and_leaderboard_exit_non_zero_on_failed_runs(tmp_path):
 
 
 def test_vlmeval_exits_non_zero_and_ignores_an_older_record(tmp_path):
-    from mvx_tasks.vlmeval.launch import expected_outputs
+    from mvx_tasks.vlmeval.launch import expected_patterns
 
     work = tmp_path / "work"
     empty = tmp_path / "empty_data"
     empty.mkdir()
     (empty / "data.jsonl").write_text("")  # no questions: the run has nothing to evaluate
-    for p in expected_outputs(["MVX_Synth_8frame"], ["SAMA_offline"], work, "all"):
+    for model, name in expected_patterns(["MVX_Synth_8frame"], ["SAMA_offline"], "all"):
+        p = work / model / name  # an older run's records (an hour old)
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text('{"id": "old"}\n')
+        os.utime(p, (time.time() - 3600, time.time() - 3600))
     proc = _cli("vlmeval", "--data", "MVX_Synth_8frame", "--model", "SAMA_offline", "--work-dir", str(work),
                 "--data-root", str(empty), "--limit", "1")
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]

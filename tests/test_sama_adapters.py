@@ -41,7 +41,7 @@ def test_lmms_eval_chat_adapter_answers_from_the_messages_alone(tmp_path, monkey
     model = SAMA(batch_size="1", device="cpu", workers=2, cache_dir=str(tmp_path / "cache"), **D.DOUBLE_ARGS)
     model.task_dict = {"mvx_bench_cnt": {"test": {i: d for i, d in enumerate(docs)}}}
     reqs = _requests("mvx_bench_cnt", 3, doc_to_messages)
-    assert model.generate_until(reqs) == ["Answer: B"] * 3
+    assert [r.text for r in model.generate_until(reqs)] == ["Answer: B"] * 3
     assert (model.last_stats.answered, model.last_stats.resumed) == (3, 0)
     # traces go next to lmms-eval's output, one folder per configuration
     assert model.trace_dir.parent == tmp_path / "out" / "sama_traces"
@@ -57,7 +57,7 @@ def test_lmms_eval_chat_adapter_answers_from_the_messages_alone(tmp_path, monkey
     assert t["question"]["task"] is None
     assert [s for s in t["steps"] if s["kind"] == "planner"][0]["note"].startswith("policy skill:CNT")
     # a second call resumes from the finished traces
-    assert model.generate_until(reqs) == ["Answer: B"] * 3
+    assert [r.text for r in model.generate_until(reqs)] == ["Answer: B"] * 3
     assert (model.last_stats.answered, model.last_stats.resumed) == (0, 3)
     with pytest.raises(NotImplementedError, match="generate_until"):
         model.loglikelihood(reqs)

@@ -289,7 +289,10 @@ def test_vlmeval_answers_a_non_mvx_video_dataset(tasks, tmp_path, monkeypatch, p
     from vlmeval.inference_video import infer_data_job_video
     from vlmeval.smp import load
 
-    from sama_model.adapters.vlmeval_model import SAMAVLMEval
+    from vlmeval.api.base import BaseAPI
+    from vlmeval.vlm.base import BaseModel
+
+    from sama_model.adapters.vlmeval_model import build_model
 
     monkeypatch.setenv("LMUData", str(tmp_path / "lmu"))
     ds = _vlmeval_dataset(tasks, "ColourQA")
@@ -299,8 +302,9 @@ def test_vlmeval_answers_a_non_mvx_video_dataset(tasks, tmp_path, monkeypatch, p
         server.__enter__()
         args.update(planner="openai", model="local", base_url=server.base_url, api_key_env="NO_KEY_HERE")
     try:
-        model = SAMAVLMEval(**args)
+        model = build_model(**args)  # what VLMEvalKit's supported_VLM entries call
         assert model.is_api is (planner == "openai")  # an API-bound planner takes VLMEvalKit's threaded API path
+        assert isinstance(model, BaseAPI if planner == "openai" else BaseModel)
         work = tmp_path / "work"
         work.mkdir()
         result = work / "SAMA_ColourQA.xlsx"

@@ -11,11 +11,10 @@ import pytest
 
 import test_sama_doubles as D
 from fake_endpoint import FakeChatEndpoint, completion, error, scripted
-from mvx_tasks import model_failures, model_usage
 from sama_model.agent import SamaAgent
 from sama_model.chat_api import RequestLimiter, rejected_parameter
 from sama_model.profiles import build_config
-from sama_model.runner import RunStats, failure_cause, run_questions
+from sama_model.runner import RunStats, answer_questions, failure_cause, run_questions
 from sama_model.trace import load_trace
 
 Q = "Which video has the same number of cups as the reference video?"
@@ -230,7 +229,8 @@ def test_budget_stops_new_questions_and_a_rerun_completes_them(tmp_path, monkeyp
     with FakeChatEndpoint(lambda body: (200, reply)) as ep:
         agent = _agent(ep.base_url, monkeypatch, max_cost_usd="0.005", prices=str(prices))
         stats = RunStats()
-        outs = run_questions(agent, questions, tmp_path / "traces", workers=1, progress=False, stats=stats)
+        answered = answer_questions(agent, questions, tmp_path / "traces", workers=1, progress=False, stats=stats)
+        outs = [a.output for a in answered]
         assert outs == ["Answer: A"] * 3 + ["", ""] and len(ep.requests) == 3
         assert (stats.answered, stats.failed) == (5, 2)
         assert [failure_cause(f) for f in stats.failures.values()] == ["budget", "budget"]
@@ -242,12 +242,13 @@ def test_budget_stops_new_questions_and_a_rerun_completes_them(tmp_path, monkeyp
         skipped = load_trace(tmp_path / "traces" / "q3.json")
         assert skipped["status"] == "failed"
         assert skipped["failure"].startswith("budget: the run spent $0.0060 of max_cost_usd=0.005")
-        assert model_failures.cause_of("q4").startswith("budget: ")
-        # beside the output, for lmms-eval's mvx_tokens / mvx_cost_usd / mvx_iterations / mvx_tool_calls
-        assert model_usage.figures("q0") == {"mvx_tokens": 1100.0, "mvx_cost_usd": 0.002, "mvx_iterations": 1.0,
-                                             "mvx_tool_calls": 0.0}
-        assert model_usage.figures("q4") == {"mvx_tokens": 0.0, "mvx_cost_usd": 0.0, "mvx_iterations": 0.0,
-                                             "mvx_tool_calls": 0.0}
+        assert answered[4].note.failure.startswith("budget: ")
+        # in each answer's note, for lmms-eval's mvx_tokens / mvx_cost_usd / mvx_iterations / mvx_tool_calls
+        usage = ("mvx_tokens", "mvx_cost_usd", "mvx_iterations", "mvx_tool_calls")
+        assert {k: answered[0].note.metrics()[k] for k in usage} == {
+            "mvx_tokens": 1100.0, "mvx_cost_usd": 0.002, "mvx_iterations": 1.0, "mvx_tool_calls": 0.0}
+        assert (answered[0].prompt_tokens, answered[0].completion_tokens) == (1000, 100)
+        assert {k: answered[4].note.metrics()[k] for k in usage} == dict.fromkeys(usage, 0.0)
         assert agent.budget.snapshot()["spent_usd"] == 0.006
 
         # the same run with a higher budget: three resumed (their spending counts), two answered

@@ -10,18 +10,28 @@ tasks send ``"<label>:"`` then that video), decodes every video with the project
 as images (``video_input=frames``) or the frames as one video (``video_input=video``, for processors
 with a video path). When a chat template moves visuals away from their text (LLaVA-OneVision renders
 all images, then all videos, then the text), the placeholders are written inline into the text
-instead, so each label still stands right before its video. A question that fails is recorded
-(``mvx_agent_failed``) with its cause and answered empty; the run goes on.
+instead, so each label still stands right before its video. A question that fails is answered
+empty and its note (:mod:`mvx_tasks.answer_notes`) keeps the cause for ``mvx_agent_failed``, also when
+the answer is later replayed; the run goes on.
+
+On lmms-eval's chat contract (:mod:`mvx_tasks.chat_contract`): messages parsed by ``ChatMessages``,
+answers returned as ``GenerationResult`` with the prompt and generated token counts where lmms-eval
+has it, a multi-round task refused, and the model placed on the rank's device (``cuda:{LOCAL_RANK}``
+under ``accelerate launch``; one process may spread a large model over its GPUs, ``device_map=auto``).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 from typing import Any
 
 from lmms_eval.api.model import lmms
 
-from .. import model_failures
+from ..answer_notes import AnswerNote, use_store
+from ..chat_contract import (ChatMessages, chat_request, generation_output, placement, question_id,
+                             refuse_multi_round)
 from ..video_decoder import sample_video
 
 log = logging.getLogger(__name__)
@@ -67,10 +77,11 @@ class HFChat(lmms):
         self.max_side = int(max_side) if max_side not in (None, "", "None") else None
         self.batch_size_per_gpu = int(batch_size) if str(batch_size).isdigit() else 1
         remote = _as_bool(trust_remote_code)
-        cuda = torch.cuda.is_available()
-        device = device or ("cuda" if cuda else "cpu")
+        where = placement(device)
+        self._rank, self._world_size, device = where.rank, where.world_size, where.device
         if device_map in (None, "", "None"):
-            device_map = "auto" if device.startswith("cuda") else device
+            # several processes: each rank's copy on its own GPU; one process: spread over its GPUs
+            device_map = "auto" if device.startswith("cuda") and where.world_size == 1 else device
         if dtype == "auto":
             dtype = "bfloat16" if device.startswith("cuda") else "float32"
         hub = {"trust_remote_code": remote, **({"revision": revision} if revision else {})}
@@ -84,6 +95,11 @@ class HFChat(lmms):
         self._device = self._model.device
         self.video_input = self._choose_video_input(str(video_input))
         self.inline = {kind: self._inline_placeholder(kind) for kind in ("image", "video")}
+        identity = {"pretrained": pretrained, "revision": revision, "frames_per_video": self.frames_per_video,
+                    "video_input": self.video_input, "max_side": self.max_side, "dtype": str(dtype),
+                    "lora_subfolder": lora_subfolder}
+        digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+        self.notes = use_store(f"mvx_hf_chat-{digest}")  # each answer's failure cause, for mvx_agent_failed
 
     # ------------------------------------------------------------------ loading
 
@@ -159,34 +175,29 @@ class HFChat(lmms):
 
     # ------------------------------------------------------------------ requests
 
-    def _media(self, item: dict[str, Any]) -> Any:
+    @staticmethod
+    def _image(url: Any) -> Any:
         from PIL import Image
 
-        value = item.get("url", item.get(item.get("type", ""), item.get("path")))
-        if item["type"] == "image" and isinstance(value, (str, os.PathLike)):
-            value = Image.open(value).convert("RGB")
-        return value
+        return Image.open(url).convert("RGB") if isinstance(url, (str, os.PathLike)) else url
 
-    def build_inputs(self, messages: list[dict[str, Any]]) -> tuple[str, list, list]:
+    def build_inputs(self, messages: ChatMessages) -> tuple[str, list, list]:
         """The prompt text, images and videos, in message order: text items as they are, each image
         item an image, each video item its frames as images or as one video."""
         from PIL import Image
 
         hf_messages, images, videos = [], [], []
-        for msg in messages:
-            content = msg.get("content", [])
-            if isinstance(content, str):
-                content = [{"type": "text", "text": content}]
+        for msg in messages.messages:
             items: list[dict[str, Any]] = []
-            for item in content:
-                kind = item.get("type")
+            for item in msg.content:
+                kind = item.type
                 if kind == "text":
-                    items.append({"type": "text", "text": item.get("text", "")})
+                    items.append({"type": "text", "text": item.text})
                 elif kind == "image":
-                    images.append(self._media(item))
+                    images.append(self._image(item.url))
                     items.append({"type": "image"})
                 elif kind == "video":
-                    frames, _times = sample_video(self._media(item), self.frames_per_video, max_side=self.max_side)
+                    frames, _times = sample_video(item.url, self.frames_per_video, max_side=self.max_side)
                     if self.video_input == "video":
                         videos.append(frames)
                         items.append({"type": "video"})
@@ -197,7 +208,7 @@ class HFChat(lmms):
                     raise ValueError(f"content item of type {kind!r} is not supported (text, image, video)")
             if any(self.inline.get(i["type"]) for i in items if i["type"] != "text"):
                 items = [{"type": "text", "text": self._inline_text(items)}]
-            hf_messages.append({"role": msg.get("role", "user"), "content": items})
+            hf_messages.append({"role": msg.role, "content": items})
         return self._template(hf_messages), images, videos
 
     def _inline_text(self, items: list[dict[str, Any]]) -> str:
@@ -209,7 +220,8 @@ class HFChat(lmms):
                 parts.append(self.inline[i["type"]] or self._placeholder(i["type"]))
         return "\n".join(parts)
 
-    def answer(self, messages: list[dict[str, Any]], gen_kwargs: dict[str, Any]) -> str:
+    def answer(self, messages: ChatMessages, gen_kwargs: dict[str, Any]) -> tuple[str, int, int]:
+        """(answer text, prompt tokens, generated tokens) for one request's messages."""
         import torch
 
         text, images, videos = self.build_inputs(messages)
@@ -225,37 +237,36 @@ class HFChat(lmms):
             kwargs["pad_token_id"] = tok.pad_token_id
         with torch.inference_mode():
             out = self.model.generate(**inputs, **kwargs)
-        answer = self.processor.batch_decode(out[:, inputs["input_ids"].shape[1]:], skip_special_tokens=True)[0]
+        n_prompt = int(inputs["input_ids"].shape[1])
+        generated = out[:, n_prompt:]
+        answer = self.processor.batch_decode(generated, skip_special_tokens=True)[0]
         for stop in gen_kwargs.get("until") or []:
             if stop and stop in answer:
                 answer = answer.split(stop)[0]
-        return answer.strip()
+        return answer.strip(), n_prompt, int(generated.shape[1])
 
-    def _question_id(self, doc: Any, task: str, doc_id: int) -> str:
-        qid = doc.get("id") if isinstance(doc, dict) else None
-        return str(qid) if isinstance(qid, (str, int)) and str(qid).strip() else f"{task}-{doc_id}"
-
-    def generate_until(self, requests: list[Any]) -> list[str]:
+    def generate_until(self, requests: list[Any]) -> list[Any]:
         from tqdm import tqdm
 
         out = []
-        for req in tqdm(requests, desc="mvx_hf_chat", disable=self._rank != 0):
-            _ctx, doc_to_messages, gen_kwargs, doc_id, task, split = req.args[:6]
-            doc = self.task_dict[task][split][doc_id]
-            qid = self._question_id(doc, task, doc_id)
+        for request in tqdm(requests, desc="mvx_hf_chat", disable=self._rank != 0):
+            req = chat_request(self, request)
+            qid = question_id(req.doc, req.task, req.doc_id)
             try:
-                answer = self.answer(doc_to_messages(doc), dict(gen_kwargs or {}))
-                model_failures.record(qid, None)
-            except Exception as exc:  # one question's failure must not end the run: record it, go on
+                answer, n_in, n_out = self.answer(req.messages(), req.gen_kwargs)
+                note, result = AnswerNote(), generation_output(answer, input_tokens=n_in, output_tokens=n_out)
+            except Exception as exc:  # one question's failure must not end the run: note it, go on
                 cause = f"{type(exc).__name__}: {exc}"
-                log.error("mvx_hf_chat: question %s (task %s) failed: %s", qid, task, cause)
-                model_failures.record(qid, cause)
-                answer = ""
-            out.append(answer)
+                log.error("mvx_hf_chat: question %s (task %s) failed: %s", qid, req.task, cause)
+                answer, note = "", AnswerNote(failure=cause)
+                result = generation_output(answer)
+            if isinstance(req.doc, dict):
+                self.notes.write(req.doc, answer, note)
+            out.append(result)
         return out
 
-    def generate_until_multi_round(self, requests: list[Any]) -> list[str]:
-        return self.generate_until(requests)
+    def generate_until_multi_round(self, requests: list[Any]) -> list[Any]:
+        refuse_multi_round("mvx_hf_chat", requests)
 
     def loglikelihood(self, requests: list[Any]) -> list[tuple[float, bool]]:
         raise NotImplementedError("mvx_hf_chat generates answers only; use generate_until tasks such as mvx_bench")

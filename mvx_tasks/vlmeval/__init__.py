@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from .names import DATASET_ENV, FRAME_VARIANTS, base_name, dataset_names, frames_of
 
+# The function, bound once the submodule of the same name is loaded (its own import is light: it
+# imports VLMEvalKit only when called); a lazy wrapper here would be replaced by the submodule as
+# soon as anything imported ``mvx_tasks.vlmeval.register``.
+from .register import register
+
 __all__ = ["DATASET_ENV", "FRAME_VARIANTS", "base_name", "dataset_names", "frames_of", "register", "run_vlmeval"]
-
-
-def register(**kwargs):
-    """See :func:`mvx_tasks.vlmeval.register.register` (imports VLMEvalKit)."""
-    from .register import register as _register
-
-    return _register(**kwargs)
 
 
 def run_vlmeval(*args, **kwargs) -> int:

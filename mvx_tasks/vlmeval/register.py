@@ -11,7 +11,7 @@ import importlib.util
 from functools import partial
 from typing import Any, Callable
 
-SAMA_PATH = "sama_model.adapters.vlmeval_model:SAMAVLMEval"
+SAMA_PATH = "sama_model.adapters.vlmeval_model:build_model"  # BaseModel or BaseAPI by planner
 #: Model names for SAMA and the keyword arguments each passes to its class.
 SAMA_MODELS: dict[str, dict[str, Any]] = {
     "SAMA": {"profile": "paper-gpt"},
@@ -20,8 +20,10 @@ SAMA_MODELS: dict[str, dict[str, Any]] = {
 }
 
 
-def register_datasets() -> list[str]:
-    """Register MVX_Bench / MVX_Synth and their 8- and 16-frame variants; returns the names."""
+def register_datasets(limit: int | None = None) -> list[str]:
+    """Register MVX_Bench / MVX_Synth and their 8- and 16-frame variants; returns the names.
+    ``limit`` (questions per task) is bound into each constructor: the repository's ``run.py`` has
+    no ``--limit`` to pass it (the PyPI build's passes its own, the same number, as a keyword)."""
     import vlmeval.dataset as vd
     from vlmeval.dataset import video_dataset_config as vdc
 
@@ -32,7 +34,8 @@ def register_datasets() -> list[str]:
         vd.DATASET_CLASSES.append(MVXVideoMCQ)
     names = dataset_names()
     for name in names:
-        vdc.supported_video_datasets[name] = partial(MVXVideoMCQ, dataset=name, nframe=frames_of(name))
+        bound = {"limit": int(limit)} if limit is not None else {}
+        vdc.supported_video_datasets[name] = partial(MVXVideoMCQ, dataset=name, nframe=frames_of(name), **bound)
         if name not in vd.SUPPORTED_DATASETS:
             vd.SUPPORTED_DATASETS.append(name)
     return names
@@ -68,6 +71,6 @@ def register_models() -> list[str]:
     return list(SAMA_MODELS)
 
 
-def register(models: bool = True) -> dict[str, list[str]]:
-    """Register the datasets and (when importable) the SAMA models."""
-    return {"datasets": register_datasets(), "models": register_models() if models else []}
+def register(models: bool = True, limit: int | None = None) -> dict[str, list[str]]:
+    """Register the datasets (``limit`` questions per task, if given) and (when importable) the SAMA models."""
+    return {"datasets": register_datasets(limit), "models": register_models() if models else []}

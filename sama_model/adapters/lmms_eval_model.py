@@ -1,12 +1,18 @@
 """SAMA as an lmms-eval chat model (``--model sama``): it answers any video task like any MLLM.
 
 lmms-eval hands all requests at once; each carries the task's ``doc_to_messages`` (lmms-eval builds
-one from ``doc_to_visual`` + ``doc_to_text`` for tasks without their own). SAMA reads only those
-messages, exactly what a baseline receives: labelled videos, images, the question, its options
-(:mod:`.messages`). It is never given the row's fields; the MVX task code only with
-``task_hint=on``, from the lmms-eval task name. Questions run concurrently in a thread pool; each
-leaves a trace and resumes from it (:mod:`sama_model.runner`). Under ``accelerate launch`` the
-requests are already sharded by rank; the rank only names the progress bar.
+one from ``doc_to_visual`` + ``doc_to_text`` for tasks without their own), parsed by lmms-eval's
+``ChatMessages`` (:mod:`mvx_tasks.chat_contract`). SAMA reads only those messages, exactly what a
+baseline receives: labelled videos, images, the question, its options (:mod:`.messages`). It is
+never given the row's fields; the MVX task code only with ``task_hint=on``, from the lmms-eval task
+name. Questions run concurrently in a thread pool; each leaves a trace and resumes from it
+(:mod:`sama_model.runner`).
+
+Out: a ``GenerationResult`` with the planner's token counts where lmms-eval has it (the text
+alone on 0.6.1), and one note per answer (:mod:`mvx_tasks.answer_notes`: tokens, dollars, failure
+cause, answer source) that the MVX metrics read, also when lmms-eval serves the answer from its
+cache. Under ``accelerate launch`` the requests are already sharded by rank; rank and device come
+from the launcher (``cuda:{LOCAL_RANK}`` on GPUs), since older lmms-eval versions do not set them.
 """
 from __future__ import annotations
 
@@ -16,12 +22,17 @@ from typing import Any
 from lmms_eval.api.model import lmms
 from lmms_eval.models.registry_v2 import ModelManifest
 
+from mvx_tasks.answer_notes import use_store
+from mvx_tasks.chat_contract import chat_request, generation_output, placement, question_id, refuse_multi_round
 from mvx_tasks.registry import UnknownTaskError, all_tasks
 
+from ..atomic import check_writable
 from ..question import AgentQuestion
-from ..runner import RunStats, run_questions
+from ..runner import RunStats, answer_questions
 from .common import make_agent
 from .messages import build_question, items_from_chat
+
+__all__ = ["SAMA", "manifest", "question_id", "task_code_for"]
 
 
 def manifest() -> ModelManifest:
@@ -43,13 +54,6 @@ def task_code_for(task_name: str) -> str | None:
     return None
 
 
-def question_id(doc: Any, task: str, doc_id: int) -> str:
-    """A name for the question's trace: the dataset's own ``id`` when the row has a scalar one (so
-    traces and samples files share it), else ``<task>-<doc_id>``. Only names files; never shown."""
-    qid = doc.get("id") if isinstance(doc, dict) else None
-    return str(qid) if isinstance(qid, (str, int)) and str(qid).strip() else f"{task}-{doc_id}"
-
-
 class SAMA(lmms):
     is_simple = False
 
@@ -57,11 +61,19 @@ class SAMA(lmms):
         super().__init__()
         model_args.pop("max_batch_size", None)
         model_args.pop("device_map", None)
+        where = placement(device)
+        self._rank, self._world_size, self._device = where.rank, where.world_size, where.device
+        if self._device.startswith("cuda"):  # tool models asking for "cuda" land on this rank's GPU
+            import torch
+
+            torch.cuda.set_device(self._device)
         self.agent, self.trace_dir = make_agent(model_args)
         self.workers = self.agent.config.workers
-        self._device = device or "cpu"
         self.batch_size_per_gpu = int(batch_size) if str(batch_size).isdigit() else 1
         self.last_stats = RunStats()
+        # one notes folder per configuration, read by the MVX metrics (also when every answer is cached)
+        self.notes = use_store(f"sama-{self.agent.config.planner}-{self.agent.fingerprint}")
+        check_writable(self.notes.folder, "SAMA answer notes", "set MVX_ANSWER_NOTES=<a writable folder>")
 
     @property
     def device(self) -> str:
@@ -77,27 +89,33 @@ class SAMA(lmms):
         base = Path(self.agent.config.cache_dir) if self.agent.config.cache_dir else Path(self.trace_dir)
         return base / "stills"
 
-    def _question(self, request: Any) -> AgentQuestion:
-        _ctx, doc_to_messages, _gen, doc_id, task, split = request.args[:6]
-        doc = self.task_dict[task][split][doc_id]
-        qid = question_id(doc, task, doc_id)
-        hint = task_code_for(task) if self.agent.config.task_hint else None
+    def _question(self, request: Any) -> tuple[Any, AgentQuestion]:
+        req = chat_request(self, request)
+        qid = question_id(req.doc, req.task, req.doc_id)
+        hint = task_code_for(req.task) if self.agent.config.task_hint else None
         try:
-            items = items_from_chat(doc_to_messages(doc))
-            return build_question(items, qid, task=hint, stills_dir=self.stills_dir)
+            items = items_from_chat(req.messages())
+            return req.doc, build_question(items, qid, task=hint, stills_dir=self.stills_dir)
         except Exception as exc:  # a broken request fails its question alone (the agent records why)
-            return AgentQuestion(qid, f"(the request could not be read: {type(exc).__name__}: {exc})", {}, ())
+            return req.doc, AgentQuestion(qid, f"(the request could not be read: {type(exc).__name__}: {exc})", {}, ())
 
-    def generate_until(self, requests: list[Any]) -> list[str]:
-        questions = [self._question(r) for r in requests]
+    def generate_until(self, requests: list[Any]) -> list[Any]:
+        docs, questions = zip(*(self._question(r) for r in requests)) if requests else ((), ())
         self.last_stats = RunStats()
         desc = f"SAMA rank {self._rank}/{self._world_size}" if self._world_size > 1 else "SAMA"
-        return run_questions(self.agent, questions, self.trace_dir, workers=self.workers,
-                             progress=True, desc=desc, stats=self.last_stats)
+        answered = answer_questions(self.agent, questions, self.trace_dir, workers=self.workers, progress=True,
+                                    desc=desc, stats=self.last_stats)
+        out = []
+        for doc, a in zip(docs, answered):
+            if isinstance(doc, dict):
+                self.notes.write(doc, a.output, a.note)
+            out.append(generation_output(a.output, input_tokens=a.prompt_tokens, output_tokens=a.completion_tokens,
+                                         reasoning_tokens=a.reasoning_tokens or None))
+        return out
 
-    def generate_until_multi_round(self, requests: list[Any]) -> list[str]:
-        """The agent runs its own rounds; one final answer per request."""
-        return self.generate_until(requests)
+    def generate_until_multi_round(self, requests: list[Any]) -> list[Any]:
+        """SAMA runs its own rounds but answers one user turn: a multi-round task is refused, clearly."""
+        refuse_multi_round("sama", requests)
 
     def loglikelihood(self, requests: list[Any]) -> list[tuple[float, bool]]:
         raise NotImplementedError("SAMA is a tool-using agent that generates an answer; it has no token "

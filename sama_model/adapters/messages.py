@@ -62,25 +62,19 @@ def _kind_of_path(value: Any) -> str | None:
 
 
 def items_from_chat(messages: Any) -> list[Item]:
-    """Items of lmms-eval chat messages (``ChatMessages``, its ``messages`` list, or plain dicts);
-    user turns only, in order; audio is ignored."""
-    msgs = getattr(messages, "messages", messages) or []
+    """Items of lmms-eval chat messages (``ChatMessages``, or what ``doc_to_messages`` returned, parsed
+    by lmms-eval's ``ChatMessages``); user turns only, in order; audio is ignored."""
+    from mvx_tasks.chat_contract import chat_messages  # lmms-eval: imported only on its adapter's path
+
     items: list[Item] = []
-    for m in msgs:
-        role = m.get("role") if isinstance(m, dict) else getattr(m, "role", "user")
-        if role not in (None, "user"):
+    for m in chat_messages(messages).messages:
+        if m.role != "user":
             continue
-        content = m.get("content") if isinstance(m, dict) else getattr(m, "content", [])
-        if isinstance(content, str):
-            items.append(Item("text", content))
-            continue
-        for c in content or []:
-            get = c.get if isinstance(c, dict) else (lambda k, d=None, c=c: getattr(c, k, d))
-            kind = get("type")
-            if kind == "text":
-                items.append(Item("text", str(get("text", ""))))
-            elif kind in ("video", "image"):
-                items.append(Item(kind, get("url")))
+        for c in m.content:
+            if c.type == "text":
+                items.append(Item("text", c.text))
+            elif c.type in ("video", "image"):
+                items.append(Item(c.type, c.url))
     return items
 
 

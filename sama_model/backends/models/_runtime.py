@@ -43,13 +43,15 @@ def import_or_explain(module: str, backend: str, pip_name: str, alternative: str
 
 
 def select_device(device: str | None = "auto") -> str:
-    """``auto`` -> cuda when present, else mps, else cpu; explicit names pass through."""
+    """``auto`` -> cuda when present (this process's GPU, ``cuda:{LOCAL_RANK}``, under ``accelerate
+    launch`` or torchrun), else mps, else cpu; explicit names pass through."""
     if device and device != "auto":
         return str(device)
     import torch
 
     if torch.cuda.is_available():
-        return "cuda"
+        local = os.environ.get("LOCAL_RANK")
+        return f"cuda:{int(local)}" if local and local.isdigit() else "cuda"
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():
         return "mps"

@@ -126,7 +126,9 @@ class YoloObjectTracker:
         wanted = query_nouns(query, vocabulary=list(names.values()))
         classes = [k for k, v in names.items() if v in wanted] or None
         frames = [np.ascontiguousarray(f[:, :, ::-1]) for f in clip.frames[idx]]  # ultralytics wants BGR
-        device = "0" if self.device == "cuda" else self.device
+        # ultralytics names GPUs by index: "cuda" -> "0", a rank's "cuda:1" -> "1"
+        device = "0" if self.device == "cuda" else self.device.split(":", 1)[1] if self.device.startswith("cuda:") \
+            else self.device
         with _TRACK_LOCK:
             results = model.track(source=frames, persist=False, tracker=self.tracker, conf=self.conf, iou=self.iou,
                                   imgsz=self.imgsz, classes=classes, device=device, verbose=False,
