@@ -126,7 +126,7 @@ def test_models_and_lmms_tasks_commands_show_what_lmms_eval_resolves(tmp_path):
     proc = _cli("models", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     models = json.loads(proc.stdout)
-    assert {m: e["lmms_eval_resolves"] for m, e in models.items()} == {"sama": True, "mvx_hf_chat": True}
+    assert {m: e["lmms_eval_resolves"] for m, e in models.items()} == {"sama": True, "mvx_hf_chat": True, "mvx_replay": True}
     proc = _cli("tasks", "--lmms", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     listed = [x.strip() for x in proc.stdout.splitlines() if x.startswith("  ")]
