@@ -20,8 +20,8 @@ most sampled frames. Each moving cut-out then is one of:
 It prints, over the undercounted videos, how many cut-outs fall in each class (overall and by plate), how many
 undercounted videos hold each kind of loss, and for the ``short`` ones the median sampled frames in which some region
 lay on the cut-out against those its best track linked (found but not linked, or not found). Why: the count is exact on about 70 % of videos and under-reads about
-twice as often as it over-reads; a change to the count should aim at the loss that dominates. Fitting seeds
-(:data:`mvx_tasks.real_composite.FITTING_SEEDS`) only while choosing a change.
+twice as often as it over-reads; a change to the count should aim at the loss that dominates. A diagnostic for
+choosing a change: the seeds it reads then belong in ``mvx_tasks/fitting_record.yaml``.
 """
 from __future__ import annotations
 

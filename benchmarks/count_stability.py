@@ -20,7 +20,8 @@ reencode``), the videos whose count moved, the mean absolute change, how often e
 the answers that changed and how many of those were marked fragile in either encoding. Why at the
 backend level: a count rule or constant can be tried on six fitting seeds at both CRFs (1200 videos)
 in about five minutes on two cores, where the agent takes about four times as long.
-Fit only on :data:`mvx_tasks.real_composite.FITTING_SEEDS`; check on others.
+A set whose seed the fitting record lists (``mvx_tasks/fitting_record.yaml``) is refused unless ``--allow-recorded``
+(fitting or choosing on it); its figures are then not held out, and the report says so per set.
 """
 from __future__ import annotations
 
@@ -33,6 +34,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mvx_tasks.fitting_record import (
+    ALLOW_HELP,
+    ALLOW_OPTION,
+    RecordedSeedError,
+    guard_folders,
+)
 
 Row = tuple[str, str, int, str]  # question id, video label, true count, video path
 
@@ -65,7 +72,6 @@ def _count(path: str) -> dict | str:
 
     from mvx_tasks.video_decoder import VideoDecodeError, load_video
     from sama_model.backends.lite.mover_count import mover_counts
-
     from sama_model.skills.multi_video_comparison.cnt import SHIFT_FRAMES
 
     cv2.setNumThreads(1)
@@ -193,11 +199,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sets", nargs="+", type=Path, help="a set with CNT questions, and optionally its re-encoded copy")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None, help="also write the per-video counts and the report here")
+    ap.add_argument(ALLOW_OPTION, action="store_true", help=ALLOW_HELP)
     args = ap.parse_args(argv)
     if len(args.sets) > 2:
         ap.error("give one set, or a set and its re-encoded copy")
+    try:
+        standing = guard_folders(args.sets, args.allow_recorded, "count_stability.py's figures")
+    except RecordedSeedError as exc:
+        ap.error(str(exc))
     runs = [measure(folder, args.workers) for folder in args.sets]
     report: dict = {str(f): summary(*run) for f, run in zip(args.sets, runs)}
+    report["standing"] = standing
     if len(runs) == 2:
         report["change"] = change(*runs)
     print(json.dumps(report, indent=1))
