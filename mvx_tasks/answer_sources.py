@@ -1,8 +1,10 @@
 """Where each answer came from, for the ``mvx_src_*`` metrics next to ``mvx_acc``.
 
 An agent's letter can come from its planner, from a forced final turn at the iteration cap, from
-the task's scripted decision on the collected evidence (the planner named no option), or from the
-first-option rule (nothing decided: an explicit abstention that still has to name a letter). An
+the task's scripted decision on the collected evidence (the planner named no option), from a solver's
+stated rule where the evidence did not separate the options (a tie's first listed option, a default:
+``rule``, counted with the next), or from the first-option rule (nothing decided: an explicit
+abstention that still has to name a letter). An
 accuracy figure means something different in each case, so the count of each travels with the
 results. Like :mod:`.model_failures`, the model records the source per question id here (SAMA's
 runner does) and :func:`mvx_tasks.harness.process_results`, which lmms-eval runs in the same
@@ -12,13 +14,17 @@ from __future__ import annotations
 
 from .question_notes import QuestionNotes
 
-__all__ = ["SOURCES", "METRICS", "record", "source_of", "flags", "clear"]
+__all__ = ["SOURCES", "METRICS", "METRIC_OF", "record", "source_of", "flags", "clear"]
 
-#: answer sources, in the order tables show them (the values of a trace's final step ``source``)
-SOURCES: tuple[str, ...] = ("planner", "planner-forced", "evidence-fallback", "first-option-rule")
-#: source -> lmms-eval metric name (a per-task count, aggregated by sum)
+#: answer sources, in the order tables show them (the values of a trace's final step ``source``); ``rule``: a
+#: solver's stated rule named the letter because the evidence did not separate it (a tie, a default), the trace's
+#: reason says which
+SOURCES: tuple[str, ...] = ("planner", "planner-forced", "evidence-fallback", "rule", "first-option-rule")
+#: source -> lmms-eval metric name (a per-task count, aggregated by sum), one per metric
 METRICS: dict[str, str] = {"planner": "mvx_src_planner", "planner-forced": "mvx_src_forced",
                            "evidence-fallback": "mvx_src_fallback", "first-option-rule": "mvx_src_rule"}
+#: every source's metric: a solver's rule answer counts as mvx_src_rule, with the first-option rule's
+METRIC_OF: dict[str, str] = {**METRICS, "rule": "mvx_src_rule"}
 
 _SOURCE: QuestionNotes[str] = QuestionNotes()
 
@@ -34,8 +40,8 @@ def source_of(question_id: str) -> str | None:
 
 def flags(question_id: str) -> dict[str, int]:
     """One 0/1 flag per ``mvx_src_*`` metric for a question (all 0 when nothing was recorded)."""
-    src = source_of(question_id)
-    return {metric: int(src == name) for name, metric in METRICS.items()}
+    metric_of = METRIC_OF.get(source_of(question_id) or "")
+    return {metric: int(metric_of == metric) for metric in METRICS.values()}
 
 
 def clear() -> None:

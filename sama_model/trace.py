@@ -126,7 +126,7 @@ class FinalStep:
     letter: str | None
     reason: str
     forced: bool
-    source: str  # "planner", "planner-forced", "evidence-fallback", "first-option-rule"
+    source: str  # "planner", "planner-forced", "evidence-fallback", "rule" (reason: why), "first-option-rule"
     kind: str = "final"
 
 
