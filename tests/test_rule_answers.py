@@ -108,3 +108,23 @@ def test_an_llm_planners_text_never_makes_a_rule_answer(tmp_path):
 
     result, _ = solve(tmp_path, {}, "CNT", "Which video has more cups?", FOUR, REF4, planner=Says())
     assert (result.letter, result.source) == ("B", "planner")
+
+
+def test_profile_table_counts_rule_answers_apart_from_the_solvers():
+    import sys
+    from collections import Counter
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from offline_profile import markdown, task_cell
+
+    assert task_cell(14, 20, Counter({"planner": 16, "rule": 4})) == "70% (14/20; tie/default rule 4)"
+    assert task_cell(2, 4, Counter({"rule": 1, "first-option-rule": 3})) == \
+        "no solver (4/4 by rule: tie/default rule 1, rule 3; 2 right)"
+    records = [{"task": "CNT", "correct": c, "status": "finished", "source": s}
+               for c, s in [(True, "planner"), (False, "planner"), (True, "rule"), (False, "first-option-rule")]]
+    cost = {"s_per_q_wall": 1.0, "s_per_q_cpu": 1.0, "tool_calls_per_q": 1.0, "rereads_per_q": 0.0,
+            "conflicts_per_q": 0.0, "decodes_per_video": 1.0, "tools": {}}
+    table = markdown([{"config": "full", "records": records, "cold": cost}], warm=False)
+    assert "| decided by a solver (no rule) | | 50.0% (1/2) |" in table
+    assert "| **overall** | | **50.0%** (2/4) |" in table
