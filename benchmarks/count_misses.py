@@ -71,10 +71,12 @@ def best_track(centres: np.ndarray, diameter: float, tracks: list, frames: np.nd
     return best, hits, len(seen)
 
 
-def _plan(seed: int, index: int) -> dict:
+def _plan(seed: int, index: int, footage: str = "composite") -> dict:
+    from mvx_tasks.real_composite.footage import select_footage
     from mvx_tasks.real_composite.tasks import build_cnt
     from mvx_tasks.synth.common import QuestionContext, get_difficulty
 
+    select_footage(footage)  # (the set's footage: its manifest's, the composite's when it names none)
     planned = build_cnt(QuestionContext("CNT", index, seed, get_difficulty("default")))
     return {job.label: job.render.truth() for job in planned.videos}
 
@@ -91,7 +93,7 @@ def _video(args: tuple[str, int, int, dict]) -> list[dict] | str:
     from sama_model.backends.lite.movers import MOVER_FRAMES, movers
 
     cv2.setNumThreads(1)
-    truth = _plan(seed, index)
+    truth = _plan(seed, index, sample["meta"]["real_composite"].get("footage", "composite"))
     paths = {v["label"]: Path(folder) / v["path"] for v in sample["videos"]}
     out = []
     for label, movers_truth in truth.items():

@@ -75,7 +75,7 @@ def _question(args: tuple[str, int, int, dict]) -> list[dict] | str:
     from sama_model.backends.lite import mover_count as mc
 
     cv2.setNumThreads(1)
-    truth = _plan(seed, index)
+    truth = _plan(seed, index, sample["meta"]["real_composite"].get("footage", "composite"))
     out = []
     for v in sample["videos"]:
         try:

@@ -119,7 +119,7 @@ def folder_set(folder: str | Path) -> tuple[str, int] | None:
     """(set name, seed) of a dataset folder, from its generator's manifest (the composite's ``real_composite.json``,
     MVX-Synth's ``synth.json``); None for a folder neither generator wrote."""
     folder = Path(folder)
-    for manifest, name_of in (("real_composite.json", lambda m: "real_composite"),
+    for manifest, name_of in (("real_composite.json", lambda m: m.get("footage", "real_composite")),
                               ("synth.json", lambda m: f"mvx_synth_{m.get('difficulty', 'default')}")):
         p = folder / manifest
         if p.is_file():
