@@ -22,9 +22,10 @@ def test_seed_lists_and_ranges_parse_and_bad_ones_fail_naming_the_row():
 
 
 def test_the_shipped_record_holds_what_the_history_says():
-    # every composite seed up to 129 was read; the next held-out figure starts at 130
-    assert fr.recorded_seeds("real_composite") == frozenset(range(1, 130))
-    assert fr.next_free("real_composite") == 130
+    # every composite seed up to 130 was read; the next held-out figure starts at 131
+    assert fr.recorded_seeds("real_composite") == frozenset(range(1, 131))
+    assert fr.next_free("real_composite") == 131
+    assert fr.recorded_seeds("scene_movers") == {1, 2}
     # the fitted files, on the seeds their own "fitted_on" names
     fitted = {u.where: u.seeds for u in fr.load()[1] if u.how == "fitted"}
     assert fitted["sama_model/backends/lite/follow_classes.json"] == {1, 3, 4, 7, 8, 9}
@@ -37,7 +38,7 @@ def test_the_shipped_record_holds_what_the_history_says():
     # seeds from the old FITTING_SEEDS comment that the tuple left out
     for seed in (98, 99, 100, 103, 105, 121, 47, 55, 79, 87, 122, 129):
         assert fr.uses_of("real_composite", seed), seed
-    assert fr.uses_of("real_composite", 130) == []
+    assert fr.uses_of("real_composite", 131) == []
     from mvx_tasks import real_composite
     assert not hasattr(real_composite, "FITTING_SEEDS")  # the record is the one place
 
@@ -70,12 +71,12 @@ def _set(folder: Path, manifest: str, seed: int, **extra) -> Path:
 
 def test_refusal_says_what_each_seed_was_used_for_and_which_are_free(tmp_path):
     with pytest.raises(fr.RecordedSeedError) as err:
-        fr.refuse_recorded("real_composite", [130, 3, 72], "a test figure")
+        fr.refuse_recorded("real_composite", [131, 3, 72], "a test figure")
     msg = str(err.value)
     assert msg.startswith("a test figure cannot rest on seeds 3, 72 of real_composite")
     assert "real_composite seed 3: fitted: follow ensemble" in msg and "(8a9cc0f)" in msg
-    assert "real_composite seed 72: read:" in msg and "from 130 on" in msg
-    fr.refuse_recorded("real_composite", [130, 131])  # free seeds pass
+    assert "real_composite seed 72: read:" in msg and "from 131 on" in msg
+    fr.refuse_recorded("real_composite", [131, 132])  # free seeds pass
     with pytest.raises(KeyError, match="has no set 'nope'"):
         fr.refuse_recorded("nope", [1])
 
@@ -109,8 +110,8 @@ def test_identity_stability_refuses_a_recorded_set_before_reading_it(tmp_path, c
 def test_command_lists_the_record(capsys):
     assert fr.main([]) == 0
     out = capsys.readouterr().out
-    assert "real_composite:" in out and "recorded (129): 1-129" in out and "next free seed: 130" in out
-    assert fr.main(["real_composite", "130", "9"]) == 0
+    assert "real_composite:" in out and "recorded (130): 1-130" in out and "next free seed: 131" in out
+    assert fr.main(["real_composite", "131", "9"]) == 0
     out = capsys.readouterr().out
-    assert "real_composite seed 130: held out (not recorded)" in out and "checked: the actor's seeding" in out
+    assert "real_composite seed 131: held out (not recorded)" in out and "checked: the actor's seeding" in out
     assert fr.main(["nope"]) == 2
