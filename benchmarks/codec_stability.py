@@ -10,7 +10,8 @@ one seed holds 60 questions, where one answer is 1.7 %; on held-out seeds 63-66 
 Each step (one encoding's set, one encoding's answers) is skipped when its output is already in ``OUT`` (a set whose
 manifest, written last, names the same seed, CRF, size, tasks and generator version; an answers file that reads whole),
 so a second run into the same folder runs nothing again, and one after a killed run starts at the step that was killed.
-Seeds used while fitting are refused: report others.
+Seeds in the fitting record (``mvx_tasks/fitting_record.yaml``: every seed read while fitting or choosing the offline
+profile) are refused: the figure is a held-out one.
 
     python benchmarks/codec_stability.py OUT --seeds 65 66 --crfs 20 30 [--per-task 20] [--tasks CNT,AM,RID]
 """
@@ -139,18 +140,19 @@ def markdown(report: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", help="folder for the sets, answers, traces and logs (reused by a second run)")
-    ap.add_argument("--seeds", type=int, nargs="+", required=True, help="generator seeds (never the fitting seeds)")
+    ap.add_argument("--seeds", type=int, nargs="+", required=True, help="generator seeds (none that mvx_tasks/fitting_record.yaml lists)")
     ap.add_argument("--crfs", type=int, nargs="+", default=[20, 30], help="encodings; the first is the base (20 30)")
     ap.add_argument("--per-task", type=int, default=20)
     ap.add_argument("--tasks", help="comma-separated task codes (default: all of the set's)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", help="write the per-seed and pooled figures here")
     args = ap.parse_args(argv)
-    from mvx_tasks.real_composite.generate import FITTING_SEEDS
+    from mvx_tasks.fitting_record import RecordedSeedError, refuse_recorded
 
-    fitted = sorted(set(args.seeds) & set(FITTING_SEEDS))
-    if fitted:
-        ap.error(f"seeds {fitted} were used while fitting the lite tools (FITTING_SEEDS); report other seeds")
+    try:
+        refuse_recorded("real_composite", args.seeds, "codec_stability.py's held-out figure")
+    except RecordedSeedError as exc:
+        ap.error(str(exc))
     if len(args.crfs) < 2:
         ap.error("give at least two CRFs: the base and one to compare with it")
     tasks = [t.strip().upper() for t in args.tasks.split(",")] if args.tasks else None

@@ -20,8 +20,8 @@ most sampled frames. Each moving cut-out then is one of:
 It prints, over the undercounted videos, how many cut-outs fall in each class (overall and by plate), how many
 undercounted videos hold each kind of loss, and for the ``short`` ones the median sampled frames in which some region
 lay on the cut-out against those its best track linked (found but not linked, or not found). Why: the count is exact on about 70 % of videos and under-reads about
-twice as often as it over-reads; a change to the count should aim at the loss that dominates. Fitting seeds
-(:data:`mvx_tasks.real_composite.FITTING_SEEDS`) only while choosing a change.
+twice as often as it over-reads; a change to the count should aim at the loss that dominates. A diagnostic for
+choosing a change: the seeds it reads then belong in ``mvx_tasks/fitting_record.yaml``.
 """
 from __future__ import annotations
 
@@ -71,10 +71,12 @@ def best_track(centres: np.ndarray, diameter: float, tracks: list, frames: np.nd
     return best, hits, len(seen)
 
 
-def _plan(seed: int, index: int) -> dict:
+def _plan(seed: int, index: int, footage: str = "composite") -> dict:
+    from mvx_tasks.real_composite.footage import select_footage
     from mvx_tasks.real_composite.tasks import build_cnt
     from mvx_tasks.synth.common import QuestionContext, get_difficulty
 
+    select_footage(footage)  # (the set's footage: its manifest's, the composite's when it names none)
     planned = build_cnt(QuestionContext("CNT", index, seed, get_difficulty("default")))
     return {job.label: job.render.truth() for job in planned.videos}
 
@@ -91,7 +93,7 @@ def _video(args: tuple[str, int, int, dict]) -> list[dict] | str:
     from sama_model.backends.lite.movers.regions import MOVER_FRAMES, movers
 
     cv2.setNumThreads(1)
-    truth = _plan(seed, index)
+    truth = _plan(seed, index, sample["meta"]["real_composite"].get("footage", "composite"))
     paths = {v["label"]: Path(folder) / v["path"] for v in sample["videos"]}
     out = []
     for label, movers_truth in truth.items():

@@ -13,8 +13,8 @@ writes it as plain arrays (:class:`sama_model.backends.lite.fitted.tree_classes.
 ``--candidates FILE.json.gz`` keeps the labelled candidates: read from it when it exists (for the same sets), written
 to it otherwise, so a refit with other settings does not read the videos again (about 10 minutes for six seeds at two
 CRFs on two cores). ``--by-seed`` also reports, for each seed, how many videos the count reads right when the ensemble is fitted on the
-other seeds' candidates (the figure to choose settings by). Fit on :data:`mvx_tasks.real_composite.FITTING_SEEDS`
-only (both encodings of a seed may be given); check on other seeds with ``count_stability.py``.
+other seeds' candidates (the figure to choose settings by). Record the seeds a fit reads in ``mvx_tasks/fitting_record.yaml`` (both
+encodings of a seed may be given); check on seeds it does not list with ``count_stability.py``.
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def _question(args: tuple[str, int, int, dict]) -> list[dict] | str:
     from sama_model.backends.lite.movers import count as mc
 
     cv2.setNumThreads(1)
-    truth = _plan(seed, index)
+    truth = _plan(seed, index, sample["meta"]["real_composite"].get("footage", "composite"))
     out = []
     for v in sample["videos"]:
         try:
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     from sama_model.backends.lite.fitted.tree_classes import TreeClasses
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("sets", nargs="+", type=Path, help="real-footage composite sets with CNT questions (fitting seeds)")
+    ap.add_argument("sets", nargs="+", type=Path, help="real-footage composite sets with CNT questions (record their seeds in mvx_tasks/fitting_record.yaml)")
     ap.add_argument("--out", type=Path, default=CLASSES_FILE)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--by-seed", action="store_true", help="also fit on all seeds but one and count that one")

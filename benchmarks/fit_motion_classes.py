@@ -13,7 +13,8 @@ read here for fitting and scoring only, never by the tool), and checks it on oth
 right by the probabilities' agreement (:func:`sama_model.skills.multi_video_comparison.am.action_agreement`);
 with a second folder holding the same questions in another encoding, also the videos whose
 likeliest action changed, the mean change of the probabilities (L1) and the answers that changed.
-Fit only on the seeds listed in :data:`mvx_tasks.real_composite.FITTING_SEEDS`; check on others.
+``--check`` is a held-out figure: a set whose seed the fitting record lists (``mvx_tasks/fitting_record.yaml``) is
+refused unless ``--allow-recorded``. Record the seeds of a ``--fit`` there in the commit that ships the fit.
 """
 from __future__ import annotations
 
@@ -26,6 +27,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mvx_tasks.fitting_record import (
+    ALLOW_HELP,
+    ALLOW_OPTION,
+    RecordedSeedError,
+    guard_folders,
+)
 
 
 def _videos(folder: Path) -> list[tuple[str, str, str, str]]:
@@ -127,16 +134,23 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--fit", nargs="+", type=Path, help="AM sets to fit on (fitting seeds only)")
+    ap.add_argument("--fit", nargs="+", type=Path, help="AM sets to fit on (record their seeds in mvx_tasks/fitting_record.yaml)")
     ap.add_argument("--out", type=Path, default=CLASSES_FILE)
     ap.add_argument("--check", nargs="+", type=Path, help="an AM set, and optionally its re-encoded copy")
     ap.add_argument("--classes", type=Path, default=None, help="discriminant to check (default: the shipped one)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(ALLOW_OPTION, action="store_true", help=ALLOW_HELP)
     args = ap.parse_args(argv)
     if not args.fit and not args.check:
         ap.error("give --fit SETS or --check SET [SET_B]")
     if args.check and len(args.check) > 2:
         ap.error("--check takes one set, or a set and its re-encoded copy")
+    standing = []
+    if args.check:
+        try:
+            standing = guard_folders(args.check, args.allow_recorded, "fit_motion_classes.py --check")
+        except RecordedSeedError as exc:
+            ap.error(str(exc))
     from mvx_tasks.synth.sprites import MOTION_PATTERNS
 
     if args.fit:
@@ -152,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fitted on {len(rows)} videos -> {args.out}")
     if args.check:
         classes = MotionClasses.load(args.classes or args.out) if args.classes or args.fit else motion_classes()
-        print(json.dumps(check(args.check, classes, args.workers), indent=1))
+        print(json.dumps({**check(args.check, classes, args.workers), "standing": standing}, indent=1))
     return 0
 
 

@@ -15,7 +15,8 @@ only; the tool never sees them):
 ``--check`` reports, per CRF, the segments the classifier names right (all, and those of a true
 shape), each class's recall, and the true shapes' segments that the running code's segmenter named
 right (its whole namer, elongated names included: run it on an older checkout for a before figure). Fit seeds and check seeds must differ; the shipped file's ``fitted_on`` names its
-seeds, and the results file records the check.
+seeds, and ``mvx_tasks/fitting_record.yaml`` (set ``shape_clips``) records them and the check's: ``--check`` refuses a
+recorded seed unless ``--allow-recorded``.
 """
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mvx_tasks.fitting_record import (
+    ALLOW_HELP,
+    ALLOW_OPTION,
+    RecordedSeedError,
+    refuse_recorded,
+)
 
 CRFS = (20, 30)
 FRAMES = 24
@@ -155,16 +162,22 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fit", nargs="+", type=int, help="seeds of the labelled clips to fit on")
-    ap.add_argument("--check", nargs="+", type=int, help="seeds to check on (not the fitting seeds)")
+    ap.add_argument("--check", nargs="+", type=int, help="seeds to check on (none the fitting record lists)")
     ap.add_argument("--videos", type=int, default=40, help="clips per seed")
     ap.add_argument("--out", type=Path, default=CLASSES_FILE)
     ap.add_argument("--classes", type=Path, default=None, help="namer to check (default: the shipped one)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(ALLOW_OPTION, action="store_true", help=ALLOW_HELP)
     args = ap.parse_args(argv)
     if not args.fit and not args.check:
         ap.error("give --fit SEEDS or --check SEEDS")
     if args.fit and args.check and set(args.fit) & set(args.check):
         ap.error(f"check on seeds not fitted on (both name {sorted(set(args.fit) & set(args.check))})")
+    if args.check and not args.allow_recorded:
+        try:
+            refuse_recorded("shape_clips", args.check, "fit_shape_classes.py --check")
+        except RecordedSeedError as exc:
+            ap.error(f"{exc}\nTo replay a recorded check, pass {ALLOW_OPTION}.")
     if args.fit:
         rows = collect(args.fit, args.videos, args.workers)
         counts = Counter(label for _, label, _, _ in rows)

@@ -5,8 +5,8 @@ move: each clip's subject view from its aligned stack (:func:`~sama_model.backen
 the two views' texture correlation (:func:`~sama_model.backends.lite.identity.stack.stack_texture`). A logistic fit
 (L2, weight 1, as scikit-learn's default) maps it to a same-subject probability; the answers in ``data.jsonl`` are
 read here only. ``--by-seed`` scores each seed with weights fitted on the others: right answers at each CRF and
-verdicts that flip between a seed's two encodings (the figures to choose settings by). Fit on
-:data:`mvx_tasks.real_composite.FITTING_SEEDS` only (both encodings of a seed); check on other seeds with
+verdicts that flip between a seed's two encodings (the figures to choose settings by). Record the
+seeds a fit reads in ``mvx_tasks/fitting_record.yaml`` (both encodings of a seed); check on seeds it does not list with
 ``identity_stability.py``.
 
     python benchmarks/fit_stack_score.py SET [SET ...] [--workers 2] [--by-seed] [--json OUT]
@@ -87,7 +87,7 @@ def figures(pairs: list[dict], said: dict[tuple, bool]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("sets", nargs="+", type=Path, help="real-footage composite sets with RID questions (fitting seeds)")
+    ap.add_argument("sets", nargs="+", type=Path, help="real-footage composite sets with RID questions (record their seeds in mvx_tasks/fitting_record.yaml)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--by-seed", action="store_true", help="also score each seed with weights fitted on the others")
     ap.add_argument("--json", type=Path, default=None, help="write the pairs' texture correlations and the figures here")

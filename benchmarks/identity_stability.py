@@ -10,6 +10,9 @@ and seconds per video. The answers in ``data.jsonl`` are read here for scoring o
 sees them.
 
     python benchmarks/identity_stability.py SET_CRF20 SET_CRF30 [SET_CRF20 SET_CRF30 ...] [--json OUT]
+
+A set whose seed the fitting record lists (``mvx_tasks/fitting_record.yaml``) is refused unless ``--allow-recorded``
+(fitting or choosing on it); the output then says per set that it is not held out.
 """
 from __future__ import annotations
 
@@ -27,6 +30,12 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mvx_tasks.fitting_record import (
+    ALLOW_HELP,
+    ALLOW_OPTION,
+    RecordedSeedError,
+    guard_folders,
+)
 
 cv2.setNumThreads(1)
 
@@ -85,9 +94,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sets", nargs="+", help="folder pairs: SET_CRF_A SET_CRF_B ...")
     ap.add_argument("--json", help="write per-pair scores and per-set figures here")
+    ap.add_argument(ALLOW_OPTION, action="store_true", help=ALLOW_HELP)
     args = ap.parse_args(argv)
     if len(args.sets) % 2:
         ap.error("give folders in pairs (same questions at two CRFs)")
+    try:
+        standing = guard_folders(args.sets, args.allow_recorded, "identity_stability.py's figures")
+    except RecordedSeedError as exc:
+        ap.error(str(exc))
+    print("\n".join(standing))
     report, total = [], {"n": 0, "right_a": 0, "right_b": 0, "flipped": 0, "marked": 0, "flipped_marked": 0}
     print(f"{'set':<12} {'AUC a/b':>13} {'right a/b':>11} {'flipped':>8} {'marked':>7} {'|d|':>6} {'s/video':>8}")
     for fa, fb in zip(args.sets[::2], args.sets[1::2]):
@@ -109,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'total':<12} {'':>13} {total['right_a']:4d}/{total['right_b']:<2d} of {total['n']:<3d}{total['flipped']:4d}"
           f" {total['marked']:7d}   (flips among the marked: {total['flipped_marked']})")
     if args.json:
-        Path(args.json).write_text(json.dumps({"sets": report, "total": total}, indent=1))
+        Path(args.json).write_text(json.dumps({"sets": report, "total": total, "standing": standing}, indent=1))
     return 0
 
 

@@ -141,7 +141,9 @@ def accuracy_by_task(records: list[dict[str, Any]]) -> dict[str, tuple[int, int]
 
 #: answer source -> the short name cells use (see mvx_tasks.answer_sources)
 SOURCE_SHORT = {"planner": "planner", "planner-forced": "forced", "evidence-fallback": "fallback",
-                "first-option-rule": "rule"}
+                "rule": "tie/default rule", "first-option-rule": "rule"}
+#: the sources whose letter a stated rule named, not the evidence (a solver's tie or default, the agent's abstention)
+RULE_SOURCES = ("rule", "first-option-rule")
 
 
 def sources_by_task(records: list[dict[str, Any]]) -> dict[str, Counter]:
@@ -160,8 +162,11 @@ def task_cell(correct: int, n: int, sources: Counter) -> str:
         return "-"
     if sources.get("first-option-rule", 0) == n:
         return f"no solver ({n}/{n} first-option rule; {correct} right)"
+    if sum(sources.get(k, 0) for k in RULE_SOURCES) == n:
+        rules = ", ".join(f"{SOURCE_SHORT[k]} {sources[k]}" for k in RULE_SOURCES if sources.get(k))
+        return f"no solver ({n}/{n} by rule: {rules}; {correct} right)"
     other = ", ".join(f"{SOURCE_SHORT[k]} {sources[k]}" for k in ("planner-forced", "evidence-fallback",
-                                                                    "first-option-rule") if sources.get(k))
+                                                                    *RULE_SOURCES) if sources.get(k))
     return f"{100 * correct / n:.0f}% ({correct}/{n}" + (f"; {other})" if other else ")")
 
 
@@ -187,6 +192,13 @@ def markdown(runs: list[dict[str, Any]], warm: bool) -> str:
         return f"**{100 * c / max(len(r['records']), 1):.1f}%** ({c}/{len(r['records'])})"
 
     row("**overall**", overall)
+
+    def decided(r: dict[str, Any]) -> str:  # the questions whose letter the evidence named (no rule, no failure)
+        kept = [x for x in r["records"] if x.get("source") and x["source"] not in RULE_SOURCES]
+        c = sum(bool(x["correct"]) for x in kept)
+        return f"{100 * c / max(len(kept), 1):.1f}% ({c}/{len(kept)})"
+
+    row("decided by a solver (no rule)", decided)
     row("chance (q-weighted)", lambda r: f"{100 * sum(chance_of(x['task']) for x in r['records']) / max(len(r['records']), 1):.1f}%")
     row("failed questions", lambda r: str(sum(x["status"] != "finished" for x in r["records"])))
     row("answers from", lambda r: ", ".join(f"{SOURCE_SHORT.get(k, k)} {v}" for k, v in sorted(

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from .answer_sources import METRIC_OF
 from .answer_sources import METRICS as SOURCE_METRICS
 from .atomic import atomic_write_text
 
@@ -92,7 +93,8 @@ class AnswerNote:
     def metrics(self) -> dict[str, float | int]:
         """The usage means' per-answer values and one 0/1 flag per answer source."""
         usage = {metric: getattr(self, key) for metric, key in USAGE_METRICS.items()}
-        return {**usage, **{metric: int(self.source == name) for name, metric in SOURCE_METRICS.items()}}
+        counted = METRIC_OF.get(self.source or "")  # a solver's rule answer counts with the first-option rule's
+        return {**usage, **{metric: int(counted == metric) for metric in SOURCE_METRICS.values()}}
 
 
 #: what an answer without a note reports: nothing spent, answered, no source

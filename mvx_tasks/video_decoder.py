@@ -48,7 +48,7 @@ from .video_sampling import (DEFAULT_MAX_SIDE, WINDOW_MAX_FRAMES, WINDOW_MIN_FRA
 
 __all__ = ["VideoClip", "VideoDecodeError", "VideoInfo", "SamplingPolicy", "load_video", "load_window",
            "sample_video", "sampling_of", "probe_video", "check_video", "video_info", "uniform_indices", "decode_stats",
-           "clear_cache", "configure", "current_policy"]
+           "clear_cache", "configure", "current_policy", "decode_settings"]
 
 
 MAX_DECODES = _env_int("MVX_MAX_DECODES", 2)
@@ -62,6 +62,18 @@ _POLICY = _default_policy()
 
 def current_policy() -> SamplingPolicy:
     return _POLICY
+
+
+def decode_settings() -> dict:
+    """Every setting of this process that changes the frames a tool reads: the sampling policy (``MVX_SAMPLE_FPS``,
+    ``MVX_MIN_FRAMES``, ``MVX_MAX_FRAMES`` or the older ``MVX_MAX_DECODE_FRAMES``, ``MVX_MAX_DECODE_SIDE``, or
+    :func:`configure`), the decoder (``MVX_DECODER``: decord and PyAV scale frames differently) and the bounds of a
+    dense window re-read (``MVX_WINDOW_MIN_FRAMES``, ``MVX_WINDOW_MAX_FRAMES``). Part of every tool-cache key
+    (:func:`sama_model.cache.cache_key`) and of a trace's resume key, so that neither serves results computed under
+    other settings. Settings that change only speed or memory (``MVX_MAX_DECODES``, ``MVX_DECODE_THREADS``, the
+    frame cache's size) are not in it."""
+    return {**_POLICY.describe(), "decoder": DECODER, "window_min_frames": WINDOW_MIN_FRAMES,
+            "window_max_frames": WINDOW_MAX_FRAMES}
 
 
 def configure(*, fps: float | None = None, min_frames: int | None = None, max_frames: int | None = None,

@@ -24,3 +24,7 @@ class ToolCall:
 class FinalAnswer:
     text: str  # planner output that states the answer, parsed with mvx_tasks.answers.extract_choice
     reason: str = ""
+    #: why a stated rule, not the evidence, named the letter (a tie's first listed option, a default), when the
+    #: scripted planner's solver says so (:func:`sama_model.skills.rules.rule_of`); the answer's source is then
+    #: ``rule``. None for an answer the evidence gave, and always for an LLM planner's.
+    rule: str | None = None

@@ -6,7 +6,10 @@ forced final answer from the evidence. The output always states exactly one opti
 none, the task's scripted decision on the collected evidence answers, and as a last resort the
 first option (a stated rule: an abstention that still names a letter). The final step records
 which of these answered (``planner``, ``planner-forced``, ``evidence-fallback``,
-``first-option-rule``); the harness reports the counts (:mod:`mvx_tasks.answer_sources`). A
+``first-option-rule``), or ``rule`` where a solver's stated rule named the letter because the
+evidence did not separate it from another (a tie's first listed option, a default;
+:mod:`sama_model.skills.rules`), with the rule's reason; the harness reports the counts
+(:mod:`mvx_tasks.answer_sources`). A
 raising tool becomes an error entry in the evidence; an unreachable planner fails only this
 question, with the reason in its trace.
 """
@@ -34,6 +37,7 @@ from .question import AgentQuestion
 from .skills.context import PolicyContext
 from .skills.meta_planner.policy import identify_task, option_video_map, select_policy
 from .skills.multi_video_comparison.common import marked_fragile
+from .skills.rules import rule_of
 from .tools.base import Tool, ToolResult
 from .tools.toolkit import build_tools
 from .trace import ConflictStep, ErrorStep, FinalStep, MemoryStep, PlannerStep, QuestionTrace, ToolStep
@@ -157,16 +161,18 @@ class _Run:
 
     def fallback(self) -> tuple[str, str, str]:
         """(answer, reason, source): the task's scripted decision on the collected evidence
-        ("evidence-fallback"); else the first option ("first-option-rule", an abstention).
+        ("evidence-fallback"; "rule" where its stated rule named the letter); else the first option
+        ("first-option-rule", an abstention).
         Open-ended: the scripted answer from the evidence (the video reader's), else empty."""
         policy = PolicyContext(self.question, self.task, self.task_source, self.memory, set(self.tools),
                                self.duration, self.ctx.option_map)
         name, _, decide = select_policy(self.task, self.cfg.skills)
         letter, reason = decide(policy)
+        source = "rule" if letter and rule_of(reason) else "evidence-fallback"
         if self.question.open_ended:
-            return (letter or ""), f"{name}: {reason}", "evidence-fallback"
+            return (letter or ""), f"{name}: {reason}", source
         if letter and letter in self.question.options:
-            return letter, f"{name}: {reason}", "evidence-fallback"
+            return letter, f"{name}: {reason}", source
         first = next(iter(self.question.options))
         return first, f"no evidence decided ({reason}); rule: first option", "first-option-rule"
 
@@ -220,6 +226,8 @@ class _Run:
         letter = extract_choice(final.text, self.question.options) if final else None
         if letter is not None:
             source, reason = ("planner-forced" if forced else "planner"), (final.reason if final else "")
+            if final is not None and final.rule:  # the solver's stated rule named it, not the evidence
+                source = "rule"
         else:
             letter, reason, source = self.fallback()
         output = f"Answer: {letter}"

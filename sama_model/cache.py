@@ -2,7 +2,9 @@
 
 A key covers everything that determines a result: the tool, its backend name and options,
 the content hash of every video it reads (bytes, not labels or paths, so the same file under
-another label or folder hits) and the remaining arguments. Entries are JSON files written
+another label or folder hits), the remaining arguments and the decoder's settings that change the
+frames a tool reads (:func:`mvx_tasks.video_decoder.decode_settings`: sampling rate and bounds,
+frame size, decoder, window bounds), so a result computed on other frames is never served. Entries are JSON files written
 atomically; a corrupt entry is treated as a miss. CACHE_REVISION is part of every key: it is
 bumped whenever a backend's outputs change, so results cached by an older release are not reused.
 """
@@ -60,10 +62,16 @@ def file_hash(path: str | os.PathLike) -> str:
     return digest
 
 
-def cache_key(tool: str, backend: str, options: dict[str, Any], videos: dict[str, str], args: dict[str, Any]) -> str:
-    """Stable key: JSON of the parts with sorted keys, hashed."""
+def cache_key(tool: str, backend: str, options: dict[str, Any], videos: dict[str, str], args: dict[str, Any],
+              decode: dict[str, Any] | None = None) -> str:
+    """Stable key: JSON of the parts with sorted keys, hashed. ``decode``: the decoder's settings (default: this
+    process's, :func:`mvx_tasks.video_decoder.decode_settings`)."""
+    if decode is None:
+        from mvx_tasks.video_decoder import decode_settings
+
+        decode = decode_settings()
     payload = json.dumps({"tool": tool, "backend": backend, "options": options, "videos": videos, "args": args,
-                          "revision": CACHE_REVISION}, sort_keys=True, default=repr)
+                          "decode": decode, "revision": CACHE_REVISION}, sort_keys=True, default=repr)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

@@ -5,7 +5,7 @@ Only when nothing that could change the answer has changed. A trace's *resume ke
 * the question's content: id, text, options, video labels, each video's content (size plus the
   first and last MiB, see :func:`quick_file_hash`) and each subtitle file's bytes;
 * the configuration fingerprint (planner, skills, backends and their options ...);
-* the code revision: the package version and the tool cache revision.
+* the code revision: the package version, the tool cache revision and the decoder's settings.
 
 Same id with another question (a regenerated or another seed of MVX-Synth, another dataset
 version under ``MVX_BENCH_DATA``), an edited video, another configuration or an upgraded package
@@ -30,11 +30,16 @@ _QUICK_LOCK = threading.Lock()
 
 
 def code_revision() -> str:
-    """The package version and the tool cache revision: a new release never reuses old answers."""
+    """The package version, the tool cache revision and the decoder's settings that change the frames the tools read
+    (:func:`mvx_tasks.video_decoder.decode_settings`): a new release, or another ``MVX_MAX_DECODE_SIDE``,
+    ``MVX_SAMPLE_FPS``, ``MVX_DECODER`` ..., never reuses old answers."""
+    from mvx_tasks.video_decoder import decode_settings
+
     from . import __version__
     from .cache import CACHE_REVISION
 
-    return f"{__version__}+tools{CACHE_REVISION}"
+    decode = hashlib.sha256(json.dumps(decode_settings(), sort_keys=True).encode()).hexdigest()[:8]
+    return f"{__version__}+tools{CACHE_REVISION}+decode{decode}"
 
 
 def quick_file_hash(path: str | os.PathLike) -> str:

@@ -126,7 +126,7 @@ class FinalStep:
     letter: str | None
     reason: str
     forced: bool
-    source: str  # "planner", "planner-forced", "evidence-fallback", "first-option-rule"
+    source: str  # "planner", "planner-forced", "evidence-fallback", "rule" (reason: why), "first-option-rule"
     #: the reason carries the solvers' FRAGILE mark (a small change of the evidence would change the
     #: answer); recorded as data so that readers of traces (the run viewer) need not import the agent
     fragile: bool = False

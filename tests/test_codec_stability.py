@@ -48,42 +48,47 @@ def test_wilson_interval_exact_numbers():
 
 def test_pooled_over_seeds_from_a_finished_run_and_nothing_rerun(tmp_path, monkeypatch):
     truth = [("CNT", "A"), ("CNT", "B"), ("RID", "A"), ("RID", "B")]
-    # seed 70: CNT q1 moves (marked), RID q3 moves (unmarked); seed 71: nothing moves
-    _seed(tmp_path, 70, {20: [("A", False), ("B", True), ("A", False), ("B", False)],
+    # seed 970: CNT q1 moves (marked), RID q3 moves (unmarked); seed 971: nothing moves
+    _seed(tmp_path, 970, {20: [("A", False), ("B", True), ("A", False), ("B", False)],
                          30: [("A", False), ("A", False), ("A", False), ("A", False)]}, truth)
-    _seed(tmp_path, 71, {20: [("B", False)] * 4, 30: [("B", False)] * 4}, truth)
+    _seed(tmp_path, 971, {20: [("B", False)] * 4, 30: [("B", False)] * 4}, truth)
     ran = []
     monkeypatch.setattr(cs, "_run", lambda cmd, log: ran.append(cmd))
     out_json = tmp_path / "report.json"
-    assert cs.main([str(tmp_path), "--seeds", "70", "71", "--per-task", "2", "--tasks", "CNT,RID",
+    assert cs.main([str(tmp_path), "--seeds", "970", "971", "--per-task", "2", "--tasks", "CNT,RID",
                     "--json", str(out_json)]) == 0
     assert ran == []  # every set and every answer file was there: a second run resumes, it does not start over
     report = json.loads(out_json.read_text())
     rows = {r["seed"]: r for r in report["rows"]}
-    assert (rows[70]["n"], rows[70]["changed"], rows[70]["marked"], rows[70]["right_base"], rows[70]["right"]) == \
+    assert (rows[970]["n"], rows[970]["changed"], rows[970]["marked"], rows[970]["right_base"], rows[970]["right"]) == \
         (4, 2, 1, 4, 2)
-    assert rows[70]["changed_questions"] == ["q1", "q3"] and rows[71]["changed"] == 0
+    assert rows[970]["changed_questions"] == ["q1", "q3"] and rows[971]["changed"] == 0
     p = report["pooled"]["30"]
     assert (p["n"], p["changed"], p["marked"]) == (8, 2, 1) and p["share"] == 0.25
     assert p["per_task"]["CNT"]["changed"] == 1 and p["per_task"]["RID"]["changed"] == 1
     assert [round(x, 4) for x in p["interval"]] == [round(x, 4) for x in cs.wilson(2, 8)]
 
 
-def test_missing_steps_are_run_and_fitting_seeds_refused(tmp_path, monkeypatch):
+def test_missing_steps_are_run_and_recorded_seeds_refused(tmp_path, monkeypatch, capsys):
     ran = []
     monkeypatch.setattr(cs, "_run", lambda cmd, log: ran.append((cmd[1:3], log.name)))
     monkeypatch.setattr(cs, "pool", lambda out, seeds, crfs: {"base_crf": 20, "rows": [], "pooled": {}})
-    assert cs.main([str(tmp_path), "--seeds", "72", "--crfs", "20", "26"]) == 0
-    assert [log for _, log in ran] == ["generate_s72_crf20.log", "answers_s72_crf20.log",
-                                       "generate_s72_crf26.log", "answers_s72_crf26.log"]
+    assert cs.main([str(tmp_path), "--seeds", "972", "--crfs", "20", "26"]) == 0
+    assert [log for _, log in ran] == ["generate_s972_crf20.log", "answers_s972_crf20.log",
+                                       "generate_s972_crf26.log", "answers_s972_crf26.log"]
     # an answers file cut off by a kill is answered again; a whole one is kept
-    cs.profile_json(tmp_path, 72, 20).write_text('{"runs": [{"config": "full", "rec')
-    cs.profile_json(tmp_path, 72, 26).write_text('{"runs": [{"config": "full", "records": []}]}')
+    cs.profile_json(tmp_path, 972, 20).write_text('{"runs": [{"config": "full", "rec')
+    cs.profile_json(tmp_path, 972, 26).write_text('{"runs": [{"config": "full", "records": []}]}')
     ran.clear()
     monkeypatch.setattr(cs, "_set_done", lambda *a: True)
-    assert cs.main([str(tmp_path), "--seeds", "72", "--crfs", "20", "26"]) == 0
-    assert [log for _, log in ran] == ["answers_s72_crf20.log"]
+    assert cs.main([str(tmp_path), "--seeds", "972", "--crfs", "20", "26"]) == 0
+    assert [log for _, log in ran] == ["answers_s972_crf20.log"]
     with pytest.raises(SystemExit):
-        cs.main([str(tmp_path), "--seeds", "3"])  # a fitting seed
+        cs.main([str(tmp_path), "--seeds", "972", "3"])  # a fitting seed
+    err = capsys.readouterr().err
+    assert "seeds 3 of real_composite" in err and "fitting_record.yaml" in err and "follow_classes.json" in err
     with pytest.raises(SystemExit):
-        cs.main([str(tmp_path), "--seeds", "72", "--crfs", "20"])  # nothing to compare with
+        cs.main([str(tmp_path), "--seeds", "129"])  # read by the last round: recorded, so refused too
+    assert "seed 129: checked: RID's second reading" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cs.main([str(tmp_path), "--seeds", "972", "--crfs", "20"])  # nothing to compare with

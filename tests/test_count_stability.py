@@ -244,8 +244,13 @@ def test_script_on_a_generated_set_answers_as_the_agent_does(tmp_path, capsys):
     a = generate(tmp_path / "c20", per_task=2, seed=7, crf=20, tasks="CNT", workers=1)
     b = generate(tmp_path / "c30", per_task=2, seed=7, crf=30, tasks="CNT", workers=1)
     out_json = tmp_path / "counts.json"
-    assert count_stability.main([str(a), str(b), "--workers", "1", "--json", str(out_json)]) == 0
+    with pytest.raises(SystemExit):  # seed 7 is in the fitting record: no held-out figure from it
+        count_stability.main([str(a), str(b), "--workers", "1"])
+    assert "seeds 7 of real_composite" in capsys.readouterr().err
+    assert count_stability.main([str(a), str(b), "--workers", "1", "--json", str(out_json), "--allow-recorded"]) == 0
     report = json.loads(capsys.readouterr().out)
+    assert report["standing"] == [f"{a}: real_composite seed 7, NOT held out (checked; chosen; fitted)",
+                                  f"{b}: real_composite seed 7, NOT held out (checked; chosen; fitted)"]
     ra = report[str(a)]
     assert ra["videos"] == 10 and ra["questions"] == 2 and ra["failed"] == []
     assert ra["exact"] + ra["under"] + ra["over"] == 10
@@ -271,4 +276,4 @@ def test_script_on_a_generated_set_answers_as_the_agent_does(tmp_path, capsys):
 
     other = generate(tmp_path / "rid", per_task=1, seed=7, crf=20, tasks="RID", workers=1)
     with pytest.raises(SystemExit, match="has no CNT question"):
-        count_stability.main([str(other)])
+        count_stability.main([str(other), "--allow-recorded"])

@@ -165,8 +165,12 @@ def test_fit_and_check_script_on_a_generated_set(tmp_path, capsys):
 
     a = generate(tmp_path / "c20", per_task=2, seed=7, crf=20, tasks="AM", workers=1)
     b = generate(tmp_path / "c30", per_task=2, seed=7, crf=30, tasks="AM", workers=1)
-    assert fit_motion_classes.main(["--check", str(a), str(b), "--workers", "1"]) == 0
+    with pytest.raises(SystemExit):  # seed 7 is in the fitting record: --check is no held-out figure on it
+        fit_motion_classes.main(["--check", str(a), str(b), "--workers", "1"])
+    assert "seeds 7 of real_composite" in capsys.readouterr().err
+    assert fit_motion_classes.main(["--check", str(a), str(b), "--workers", "1", "--allow-recorded"]) == 0
     out = json.loads(capsys.readouterr().out)
+    assert out["standing"][0] == f"{a}: real_composite seed 7, NOT held out (checked; chosen; fitted)"
     assert out[str(a)]["videos"] == 10 and out[str(a)]["questions"] == 2 and out[str(a)]["failed"] == []
     assert 0 <= out[str(a)]["answers_right"] <= 2 and 0 <= out["change"]["same_action"] <= 10
     assert 0 <= out["change"]["answers_changed"] <= 2 and out["change"]["mean_probability_change"] >= 0
@@ -176,4 +180,4 @@ def test_fit_and_check_script_on_a_generated_set(tmp_path, capsys):
     assert not (tmp_path / "c.json").exists()
     other = generate(tmp_path / "rid", per_task=1, seed=7, crf=20, tasks="RID", workers=1)
     with pytest.raises(SystemExit, match="has no AM question"):
-        fit_motion_classes.main(["--check", str(other)])
+        fit_motion_classes.main(["--check", str(other), "--allow-recorded"])

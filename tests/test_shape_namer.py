@@ -132,3 +132,6 @@ def test_fit_script_fits_checks_and_refuses_overlapping_seeds(tmp_path, capsys):
     with pytest.raises(SystemExit):
         fit_shape_classes.main(["--fit", "3", "--check", "3", "--out", str(tmp_path / "x.json")])
     assert "check on seeds not fitted on" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # the shipped namer's check seeds are recorded: no held-out figure from them
+        fit_shape_classes.main(["--check", "61", "--videos", "1"])
+    assert "seeds 61 of shape_clips" in capsys.readouterr().err

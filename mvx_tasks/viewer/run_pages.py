@@ -12,7 +12,7 @@ from .markup import e, page, pct
 
 
 def _sources_order(run: Run) -> list[str]:
-    pref = ["planner", "planner-forced", "evidence-fallback", "first-option-rule", "failed", "model"]
+    pref = ["planner", "planner-forced", "evidence-fallback", "rule", "first-option-rule", "failed", "model"]
     seen = set(run.sources())
     return [s for s in pref if s in seen] + sorted(seen - set(pref))
 
@@ -107,7 +107,8 @@ def run_page(run: Run, site: Path, has_compare: bool) -> str:
                 f"{src_head}</tr>" + "".join(rows) + "</table>"
                 "<p class='muted'>Answer-source columns: where each final answer came from (the trace's final "
                 "step: planner, planner-forced at the iteration cap, evidence-fallback when the planner named no "
-                "option, first-option-rule when nothing decided (an abstention); model for a baseline). "
+                "option, rule when a solver's stated rule named it (a tie, a default; the reason says which), "
+                "first-option-rule when nothing decided (an abstention); model for a baseline). "
                 "Answered = not failed. Chance = uniform guessing on these questions (1 / options each).</p>")
     lv_rows = []
     for level, acc in s.per_level.items():

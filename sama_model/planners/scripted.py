@@ -7,6 +7,7 @@ from typing import Any
 from ..actions import FinalAnswer
 from ..skills.context import PolicyContext
 from ..skills.meta_planner.policy import select_policy
+from ..skills.rules import rule_of
 from ..tools.base import ToolResult
 from .base import AgentState, PlannerTurn, QuestionContext
 
@@ -40,7 +41,8 @@ class ScriptedSession:
     def _decide(self, state: AgentState, why: str) -> PlannerTurn:
         letter, reason = self.decide(self.policy)
         text = f"Answer: {letter}" if letter else ""
-        return PlannerTurn(final=FinalAnswer(text, reason), messages=self._view(state), output=self.policy_name,
+        final = FinalAnswer(text, reason, rule_of(reason) if letter else None)
+        return PlannerTurn(final=final, messages=self._view(state), output=self.policy_name,
                            note=f"policy {self.policy_name} decides ({why})")
 
     def observe(self, turn: PlannerTurn, results: list[ToolResult]) -> None:

@@ -11,6 +11,7 @@ import numpy as np
 from ...actions import ToolCall
 from ...claims import singular
 from ..context import PolicyContext, count_lookup
+from ..rules import by_rule
 from .common import FRAGILE, SHIFT_FRAMES, Decision, keep, pick
 
 _REL = [("eq", r"\b(same number|as many|equal|same count|identical number)\b"),
@@ -84,13 +85,18 @@ def plural(phrase: str) -> str:
     return f"{head} {word}".strip()
 
 
-def counting_relation(question: str) -> str:
-    """"eq", "gt" or "lt" (candidate versus reference); "eq" when the text states none."""
+def stated_relation(question: str) -> str | None:
+    """"eq", "gt" or "lt" (candidate versus reference) as the question states it; None when it states none."""
     q = question.lower()
     for rel, pat in _REL:
         if re.search(pat, q):
             return rel
-    return "eq"
+    return None
+
+
+def counting_relation(question: str) -> str:
+    """:func:`stated_relation`, "eq" when the text states none (a stated rule: :func:`decide` marks it)."""
+    return stated_relation(question) or "eq"
 
 
 def count_query(target: str | None) -> str:
@@ -397,6 +403,8 @@ def decide(ctx: PolicyContext) -> Decision:
     if not counts:
         return None, "no counts for any candidate"
     facts = f"target={target}, reference count={ref}, candidate counts={counts}"
+    if stated_relation(ctx.question.question) is None:
+        facts += by_rule("the question states no relation (same, more, fewer): 'the same number' is assumed")
     if ref is not None and len(probs) == len(every):
         scores = match_scores(rel, probs[ctx.reference], {c: probs[c] for c in counts})
         second = ", two readings" if any(len(p) > 1 for p in probs.values()) else ""
@@ -408,6 +416,9 @@ def decide(ctx: PolicyContext) -> Decision:
     grades = {v: g for v in [ctx.reference, *counts] if (g := count_grade(ctx, v)) is not None}
     scores = count_scores(rel, ref, counts, evidence, grades, grades.get(ctx.reference))
     letter, why = pick(ctx, scores, f"count match ({rel})")
+    if letter is not None and rel == "eq" and ref is None:
+        why += by_rule("the reference's count is unknown, so 'the same number' compares with nothing: the largest "
+                       "count is taken")
     if letter is not None:
         changes = one_off_changes(rel, ctx.reference if ref is not None else None, every, evidence,
                                   lambda s: pick(ctx, s, "")[0], grades)

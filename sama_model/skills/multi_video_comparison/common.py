@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...actions import ToolCall
 from ..context import PolicyContext, text_overlap
+from ..rules import first_best, tie_mark
 
 Decision = tuple[str | None, str]
 
@@ -53,8 +54,9 @@ def marked_fragile(reason: str | None) -> bool:
 
 
 def argmax(scores: dict[str, float]) -> str | None:
-    """The highest-scoring key; the first one listed on a tie."""
-    return max(scores, key=lambda k: (scores[k], -list(scores).index(k))) if scores else None
+    """The highest-scoring key; the first one listed on a tie (scores within :data:`~..rules.TIE_EPS`): a stated rule,
+    which :func:`pick` marks in its reason (:func:`~..rules.tie_mark`), so the answer is counted as a rule's."""
+    return first_best(scores)
 
 
 def small_lead(ctx: PolicyContext, scores: dict[str, float], margin: float) -> str:
@@ -81,7 +83,7 @@ def pick(ctx: PolicyContext, scores: dict[str, float], what: str) -> Decision:
     if best is None:
         return None, f"no {what} evidence for any candidate"
     detail = ", ".join(f"{letters[k]}={v:.3f}" for k, v in by_letter.items())
-    return best, f"highest {what}: {letters[best]} ({detail})"
+    return best, f"highest {what}: {letters[best]} ({detail})" + tie_mark(by_letter, what, lambda k: letters[k])
 
 
 # ----------------------------------------------------------------------------- similarity family

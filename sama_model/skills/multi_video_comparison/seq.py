@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...actions import ToolCall
 from ..context import PolicyContext, mentions
+from ..rules import tie_mark
 from .common import Decision, argmax, keep, lead_mark
 
 #: an answer whose option order leads the next by less than this (mean continuity) is marked fragile in its reason.
@@ -61,4 +62,4 @@ def decide(ctx: PolicyContext) -> Decision:
         return None, "no continuity evidence for any option order"
     best = argmax(scores)
     why = "mean continuity per option: " + ", ".join(f"{k}={v:.3f}" for k, v in scores.items())
-    return best, why + lead_mark(list(scores), scores, SEQ_FRAGILE_MARGIN)
+    return best, why + lead_mark(list(scores), scores, SEQ_FRAGILE_MARGIN) + tie_mark(scores, "mean continuity")

@@ -18,6 +18,7 @@ from ...claims import singular
 from ...grouping import linked_groups
 from ..context import PolicyContext, text_overlap
 from ..multi_video_comparison.common import FRAGILE
+from ..rules import TIE_EPS, by_rule
 from .evidence import evidence_text, read_calls
 from .hypothesis import DeRelation, de_relation
 
@@ -278,6 +279,9 @@ def decide(ctx: PolicyContext) -> Decision:
         return None, f"{why}; no update evidence"
     verdict = strengthen if support >= base and cues <= 0 else weaken
     why = f"{why}; hypothesis overlap update={support:.3f} premise={base:.3f}, contradiction cues={cues}"
+    if abs(support - base) <= TIE_EPS and cues <= 0:
+        why += by_rule(f"the update's and the premise's evidence overlap the hypothesis equally ({support:.3f}) and "
+                       "state no contradiction: 'strengthens' is taken")
     if de_relation(hyp) is not None:  # a checkable relation the measurements did not settle
         why += (f"; {FRAGILE} the visual check measured nothing, so the text rule decided; a re-encoding in which "
                 "the tracker finds the subject can replace this answer with a measured one")

@@ -8,6 +8,7 @@ import re
 from ...actions import ToolCall
 from ..context import PolicyContext
 from ..multi_video_comparison.common import FRAGILE
+from ..rules import first_best, tie_mark
 
 Decision = tuple[str | None, str]
 
@@ -86,7 +87,7 @@ def decide_fd(ctx: PolicyContext) -> Decision:
     question asks for the real video). When the manipulation detector scores every
     video, that score decides and the grounding/reader inconsistency only breaks exact ties
     (scaled under one unit: the two scores have different scales). Ties go to the first video
-    (stated rule)."""
+    (a stated rule: marked in the reason, :func:`~..rules.tie_mark`, and counted as a rule answer)."""
     letters = video_letters(ctx)
     if not letters:
         return None, "options do not identify the videos"
@@ -98,10 +99,7 @@ def decide_fd(ctx: PolicyContext) -> Decision:
     wants_real = bool(re.search(r"\b(real|authentic|genuine|original|unmanipulated|not (been )?manipulated)\b",
                                 ctx.question.question, re.I))
     order = list(scores)
-    if wants_real:
-        pick = min(order, key=lambda k: (scores[k], order.index(k)))
-    else:
-        pick = max(order, key=lambda k: (scores[k], -order.index(k)))
+    pick = first_best(scores, highest=not wants_real)
     detail = ", ".join(f"{letters[k]}={v:.3f}" for k, v in scores.items())
     decided_by_detector = all(v is not None for v in manip.values())
     kind = "manipulation scores" if decided_by_detector else "inconsistency scores"
@@ -112,4 +110,4 @@ def decide_fd(ctx: PolicyContext) -> Decision:
         if gap < FD_FRAGILE_MARGIN:
             why += (f"; {FRAGILE} the manipulation scores of {letters[pick]} and {letters[runner]} differ by "
                     f"{gap:.3f} < {FD_FRAGILE_MARGIN} (re-encoding could flip this answer)")
-    return pick, why
+    return pick, why + tie_mark(scores, kind[:-1], lambda k: letters[k], highest=not wants_real)

@@ -8,6 +8,7 @@ import re
 
 from ...actions import ToolCall
 from ..context import PolicyContext, content_words, mentions, reference_label, text_overlap
+from ..rules import first_best, tie_mark
 
 Decision = tuple[str | None, str]
 
@@ -100,5 +101,6 @@ def decide_generic(ctx: PolicyContext) -> Decision:
         scores = {k: text_overlap(allt, t) for k, t in ctx.question.options.items()}
     if not scores or max(scores.values()) <= 0:
         return None, "descriptions do not discriminate the options"
-    best = max(scores, key=lambda k: (scores[k], -list(scores).index(k)))
-    return best, "description overlap: " + ", ".join(f"{k}={v:.3f}" for k, v in scores.items())
+    best = first_best(scores)
+    return best, ("description overlap: " + ", ".join(f"{k}={v:.3f}" for k, v in scores.items())
+                  + tie_mark(scores, "description overlap"))
