@@ -1,7 +1,7 @@
 """Counts of moving objects under re-encoding: per video and per CNT answer, at the backend level.
 
 For every video of a set's CNT questions it runs the lite tools' count of independently moving
-objects (:func:`sama_model.backends.lite.movers.count.mover_counts`, what ``scene_graph``,
+objects (:func:`sama_model.backends.lite.mover_count.mover_counts`, what ``scene_graph``,
 ``object_tracker`` and ``video_reader`` all answer for a generic target such as "moving cut-outs"), and
 the tracker's second reading on shifted frames that the CNT policy asks for (``shift_frames``)
 and answers each question from those readings with the CNT policy's own rule (the match probability of
@@ -20,7 +20,8 @@ reencode``), the videos whose count moved, the mean absolute change, how often e
 the answers that changed and how many of those were marked fragile in either encoding. Why at the
 backend level: a count rule or constant can be tried on six fitting seeds at both CRFs (1200 videos)
 in about five minutes on two cores, where the agent takes about four times as long.
-Fit only on :data:`mvx_tasks.real_composite.FITTING_SEEDS`; check on others.
+A set whose seed the fitting record lists (``mvx_tasks/fitting_record.yaml``) is refused unless ``--allow-recorded``
+(fitting or choosing on it); its figures are then not held out, and the report says so per set.
 """
 from __future__ import annotations
 
@@ -33,6 +34,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mvx_tasks.fitting_record import (
+    ALLOW_HELP,
+    ALLOW_OPTION,
+    RecordedSeedError,
+    guard_folders,
+)
 
 Row = tuple[str, str, int, str]  # question id, video label, true count, video path
 
@@ -59,13 +66,12 @@ def _rows(folder: Path, questions: list[dict]) -> list[Row]:
 
 def _count(path: str) -> dict | str:
     """The tool's count of one video with its two estimates and every foreground floor's reading (``floors``,
-    in :data:`~sama_model.backends.lite.movers.count.COUNT_FLOORS` order: a count rule can be replayed on
+    in :data:`~sama_model.backends.lite.mover_count.COUNT_FLOORS` order: a count rule can be replayed on
     them from the ``--json`` file without reading the videos again), or why it could not be read."""
     import cv2
 
     from mvx_tasks.video_decoder import VideoDecodeError, load_video
     from sama_model.backends.lite.movers.count import mover_counts
-
     from sama_model.skills.multi_video_comparison.cnt import SHIFT_FRAMES
 
     cv2.setNumThreads(1)
@@ -193,11 +199,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sets", nargs="+", type=Path, help="a set with CNT questions, and optionally its re-encoded copy")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None, help="also write the per-video counts and the report here")
+    ap.add_argument(ALLOW_OPTION, action="store_true", help=ALLOW_HELP)
     args = ap.parse_args(argv)
     if len(args.sets) > 2:
         ap.error("give one set, or a set and its re-encoded copy")
+    try:
+        standing = guard_folders(args.sets, args.allow_recorded, "count_stability.py's figures")
+    except RecordedSeedError as exc:
+        ap.error(str(exc))
     runs = [measure(folder, args.workers) for folder in args.sets]
     report: dict = {str(f): summary(*run) for f, run in zip(args.sets, runs)}
+    report["standing"] = standing
     if len(runs) == 2:
         report["change"] = change(*runs)
     print(json.dumps(report, indent=1))
