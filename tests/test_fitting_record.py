@@ -28,9 +28,9 @@ def test_the_shipped_record_holds_what_the_history_says():
     assert fr.recorded_seeds("scene_movers") == {1, 2}
     # the fitted files, on the seeds their own "fitted_on" names
     fitted = {u.where: u.seeds for u in fr.load()[1] if u.how == "fitted"}
-    assert fitted["sama_model/backends/lite/follow_classes.json"] == {1, 3, 4, 7, 8, 9}
-    assert fitted["sama_model/backends/lite/motion_classes.json"] == {1, 3, 4, 7, 8, 9}
-    assert fitted["sama_model/backends/lite/shape_classes.json"] == {51, 52}
+    assert fitted["sama_model/backends/lite/fitted/follow_classes.json"] == {1, 3, 4, 7, 8, 9}
+    assert fitted["sama_model/backends/lite/fitted/motion_classes.json"] == {1, 3, 4, 7, 8, 9}
+    assert fitted["sama_model/backends/lite/fitted/shape_classes.json"] == {51, 52}
     # the generalisation sets were used to choose RID's gates: not "never used while fitting"
     gates = [u for u in fr.uses_of("mvx_synth_default", 202) if "camera gates" in u.what]
     assert [(u.how, u.commit) for u in gates] == [("chosen", "c4aff80")]
@@ -51,7 +51,7 @@ def _seeds_named(text: str) -> set[int]:
 
 def test_every_fitted_file_names_seeds_the_record_holds_as_its_fit():
     """A refit that changes a fitted file's seeds without the record fails here."""
-    lite = ROOT / "sama_model" / "backends" / "lite"
+    lite = ROOT / "sama_model" / "backends" / "lite" / "fitted"
     sets = {"follow_classes.json": "real_composite", "motion_classes.json": "real_composite",
             "shape_classes.json": "shape_clips"}
     for name, set_name in sets.items():
@@ -115,3 +115,14 @@ def test_command_lists_the_record(capsys):
     out = capsys.readouterr().out
     assert "real_composite seed 131: held out (not recorded)" in out and "checked: the actor's seeding" in out
     assert fr.main(["nope"]) == 2
+
+
+def test_every_place_the_record_names_exists():
+    """A move of a fitted file or module must move its record line with it (the lite reorganisation did not)."""
+    missing = []
+    for use in fr.load()[1]:
+        for part in use.where.split(","):
+            path = re.sub(r"\s*\(.*", "", part.strip())
+            if path and "/" in path and not (ROOT / path).exists():
+                missing.append((use.what[:50], path))
+    assert not missing, missing
