@@ -137,9 +137,9 @@ def test_profile_table_counts_rule_answers_apart_from_the_solvers():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from offline_profile import markdown, task_cell
 
-    assert task_cell(14, 20, Counter({"planner": 16, "rule": 4})) == "70% (14/20; tie/default rule 4)"
+    assert task_cell(14, 20, Counter({"planner": 16, "rule": 4})) == "70% (14/20; stated rule 4)"
     assert task_cell(2, 4, Counter({"rule": 1, "first-option-rule": 3})) == \
-        "no solver (4/4 by rule: tie/default rule 1, rule 3; 2 right)"
+        "no solver (4/4 by rule: stated rule 1, rule 3; 2 right)"
     records = [{"task": "CNT", "correct": c, "status": "finished", "source": s}
                for c, s in [(True, "planner"), (False, "planner"), (True, "rule"), (False, "first-option-rule")]]
     cost = {"s_per_q_wall": 1.0, "s_per_q_cpu": 1.0, "tool_calls_per_q": 1.0, "rereads_per_q": 0.0,
