@@ -141,7 +141,7 @@ def accuracy_by_task(records: list[dict[str, Any]]) -> dict[str, tuple[int, int]
 
 #: answer source -> the short name cells use (see mvx_tasks.answer_sources)
 SOURCE_SHORT = {"planner": "planner", "planner-forced": "forced", "evidence-fallback": "fallback",
-                "rule": "tie/default rule", "first-option-rule": "rule"}
+                "rule": "stated rule", "first-option-rule": "rule"}
 #: the sources whose letter a stated rule named, not the evidence (a solver's tie or default, the agent's abstention)
 RULE_SOURCES = ("rule", "first-option-rule")
 

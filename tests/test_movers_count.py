@@ -11,7 +11,12 @@ import pytest
 from sama_model.backends.lite.shared.frame_memo import FRAME_MEMO
 from sama_model.backends.lite.shared.sampling import window_indices
 from sama_model.backends.lite.movers.count import (COUNT_FLOORS, PointTrack, _moves, agreed_count, edge_share,
-                                                  foreground_share, most_at_once, mover_counts, rigid_groups)
+                                                  foreground_share, most_at_once, mover_counts, rigid_groups,
+                                                  target_separation)
+from sama_model.backends.lite.object_tracker import LiteObjectTracker
+from sama_model.backends.lite.scene_graph import LiteSceneGraph
+from sama_model.backends.lite.shared.query import named_kind, parse_query
+from sama_model.backends.lite.video_reader import LiteVideoReader
 from sama_model.backends.lite.movers.camera import camera_chain
 from sama_model.backends.lite.movers.regions import movers
 from sama_model.backends.lite.perception.segment import Segment
@@ -58,6 +63,41 @@ def test_count_is_exact_with_a_glued_patch(n_moving):
     readings = got["regions_by_floor"]
     assert list(readings) == ["10", "12", "14", "16", "19", "22", "26"] == [f"{f:g}" for f in COUNT_FLOORS]
     assert got["estimates"]["regions"] == agreed_count(list(readings.values()))
+
+
+def test_named_kind_is_what_a_query_counts_beyond_moving_objects():
+    """The kind a count query names: the phrase after a count cue (or the query's start), articles and motion
+    adjectives dropped, cut at a verb or preposition, each word singular; None for whatever moves or a colour/shape."""
+    cases = {"": None, "moving object": None, "moving objects": None, "things that move": None,
+             "objects move across the footage": None, "How many objects are visible? Answer with a number.": None,
+             "red circle": None, "circles": None, "moving cut-out": "cut-out", "moving patches": "patch",
+             "pasted photo cut-outs": "pasted photo cut-out", "person": "person", "cars": "car",
+             "people walking": "people", "cup, person": "cup", "large objects": "large object",
+             "How many moving cut-outs are visible? Answer with a number.": "cut-out",
+             "Count the people in each video": "people", "the number of distinct cars in the street": "car"}
+    assert {text: named_kind(parse_query(text)) for text in cases} == cases
+    assert target_separation(parse_query("moving cut-out"), 2) == {"counted_as": "moving regions",
+                                                                   "target_separable": False, "asked_kind": "cut-out"}
+    assert target_separation(parse_query("moving cut-out"), 0)["target_separable"] is True  # no mover: none of them
+    assert target_separation(parse_query("moving objects"), 3) == {"counted_as": "moving regions",
+                                                                   "target_separable": True, "asked_kind": None}
+
+
+def test_count_tools_say_when_they_cannot_tell_the_queried_kind():
+    """Two travelling patches over a panning scene: every lite count tool counts 2 moving regions, asked for moving
+    objects that is what was asked; asked for cut-outs or people it says it cannot tell them from other movers."""
+    FRAME_MEMO.clear()
+    clip = _pan_clip(_STARTS[:2], _VELS[:2])
+    tracker = LiteObjectTracker().track(clip, "moving cut-out")
+    assert tracker["counts"] == {"moving object": 2}
+    assert (tracker["counted_as"], tracker["target_separable"], tracker["asked_kind"]) == ("moving regions", False,
+                                                                                          "cut-out")
+    generic = LiteSceneGraph().graph(clip, "moving object")
+    assert (generic["counts"], generic["target_separable"], generic["asked_kind"]) == ({"moving object": 2}, True, None)
+    reader = LiteVideoReader().read(clip, "How many people are visible? Answer with a number.")
+    assert (reader["target_separable"], reader["asked_kind"]) == (False, "people")
+    assert reader["answer"] == ("2 moving objects (tracked, moving on their own). It counts moving regions and cannot "
+                                "tell the asked-for kind (people) from the scene's other movers.")
 
 
 def test_patches_that_start_together_and_separate_count_two():

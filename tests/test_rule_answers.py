@@ -53,6 +53,25 @@ def test_cnt_tie_is_a_rule_answer_with_its_reason_in_the_trace(tmp_path):
     assert (result.letter, result.source) == ("C", "planner") and "by rule" not in final["reason"]
 
 
+def test_cnt_count_that_cannot_tell_the_target_is_a_guess(tmp_path):
+    """The tracker counts moving regions and says it cannot tell the asked-for cut-outs from the scene's other movers
+    in one video: the same letter as before, now a rule answer with that reason; separable everywhere, the planner's."""
+    question = "Count the moving cut-outs in each video. Which candidate video contains more of them than the Reference?"
+    counts = {"ref": {"sg": 2}, "a": {"sg": 1}, "b": {"sg": 4}, "c": {"sg": 2}, "d": {"sg": 3}}
+    result, final = solve(tmp_path, counts, "CNT", question, FOUR, REF4)
+    assert (result.letter, result.source, final["source"]) == ("B", "planner", "planner")
+    assert "by rule" not in final["reason"]
+    separable = {v: {**s, "separable": True} for v, s in counts.items()}
+    result, final = solve(tmp_path, separable, "CNT", question, FOUR, REF4)
+    assert (result.letter, result.source) == ("B", "planner") and "by rule" not in final["reason"]
+    blind = {**separable, "c": {"sg": 2, "separable": False, "kind": "cut-out"}}
+    result, final = solve(tmp_path, blind, "CNT", question, FOUR, REF4)
+    assert (result.letter, result.source, final["source"]) == ("B", "rule", "rule")
+    assert "; Video C: the count counts moving regions; by rule: the count cannot tell moving cut-outs from the " \
+           "scene's other movers: a guess" in final["reason"]
+    assert rules.rule_of(final["reason"]) == "the count cannot tell moving cut-outs from the scene's other movers: a guess"
+
+
 def test_cnt_same_number_without_a_reference_count_is_a_rule_answer(tmp_path):
     question = "Which video has the same number of cups as the reference video?"
     no_ref = {"ref": {"sg": 0, "reader": "nothing"}, "a": {"sg": 1}, "b": {"sg": 3}, "c": {"sg": 2}, "d": {"sg": 2}}
@@ -118,9 +137,9 @@ def test_profile_table_counts_rule_answers_apart_from_the_solvers():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from offline_profile import markdown, task_cell
 
-    assert task_cell(14, 20, Counter({"planner": 16, "rule": 4})) == "70% (14/20; tie/default rule 4)"
+    assert task_cell(14, 20, Counter({"planner": 16, "rule": 4})) == "70% (14/20; stated rule 4)"
     assert task_cell(2, 4, Counter({"rule": 1, "first-option-rule": 3})) == \
-        "no solver (4/4 by rule: tie/default rule 1, rule 3; 2 right)"
+        "no solver (4/4 by rule: stated rule 1, rule 3; 2 right)"
     records = [{"task": "CNT", "correct": c, "status": "finished", "source": s}
                for c, s in [(True, "planner"), (False, "planner"), (True, "rule"), (False, "first-option-rule")]]
     cost = {"s_per_q_wall": 1.0, "s_per_q_cpu": 1.0, "tool_calls_per_q": 1.0, "rereads_per_q": 0.0,

@@ -133,6 +133,8 @@ class DoubleTracker:
                "counts": {label: n} if n else {}, "max_per_frame": {label: n} if n else {}}
         if "estimates" in s:  # the lite tracker's two count estimates behind a generic count
             out["estimates"] = s["estimates"]
+        if "separable" in s:  # the lite tracker's word on whether its count tells the queried kind apart
+            out.update(counted_as="moving regions", target_separable=s["separable"], asked_kind=s.get("kind"))
         if "probs" in s:  # the lite tracker's followed objects' probabilities behind a generic count
             shifted = window[0] is not None and "probs_shifted" in s  # a second reading on shifted frames
             out["count_probabilities"] = s["probs_shifted" if shifted else "probs"]

@@ -361,3 +361,12 @@ def check_shift(frames: int) -> None:
 def fmt_shift(args: dict[str, Any]) -> str:
     """A second reading's note in a tool's text (``shift_frames``, see ``VideoClip.shifted_window``), else ``""``."""
     return f", frames shifted by {args['shift_frames']}" if args.get("shift_frames") else ""
+
+
+def not_separable(data: dict[str, Any]) -> str:
+    """A count tool's note when its count cannot tell the queried kind from other movers (``target_separable``
+    false, see :class:`sama_model.tools.object_tracker.ObjectTrackerBackend`), else ``""``: the planner reads it."""
+    if data.get("target_separable") is not False:
+        return ""
+    kind = data.get("asked_kind") or "the queried kind"
+    return f"; counts {data.get('counted_as') or 'movers'}: cannot tell {kind} from other movers"

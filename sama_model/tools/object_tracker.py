@@ -5,7 +5,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .base import BackendSpec, Tool, Window, check_shift, fmt_shift, fmt_window, with_sampling
+from .base import BackendSpec, Tool, Window, check_shift, fmt_shift, fmt_window, not_separable, with_sampling
 
 
 @runtime_checkable
@@ -21,6 +21,12 @@ class ObjectTrackerBackend(Protocol):
     ``"count_probabilities"`` (list of floats), each followed object's probability of being one that
     moves on its own (the lite backend's); the CNT policy then picks the candidate most likely to meet
     the relation (:func:`sama_model.skills.multi_video_comparison.cnt.match_scores`).
+    ``"counted_as"`` (str) and ``"target_separable"`` (bool), with ``"asked_kind"`` (str or None): what a count
+    actually counts (the lite backend's "moving regions") and whether it can tell the kind of object the query
+    names from the scene's other movers (false: the query names a kind, e.g. cut-outs or people, and the count
+    found movers it cannot attribute; see :func:`sama_model.backends.lite.movers.count.target_separation`). The
+    CNT policy then reports its answer as a guess (a ``rule`` answer). ``scene_graph`` and ``video_reader``
+    results carry the same three keys with the same meaning where they count movers.
     """
 
     def track(self, clip: VideoClip, query: str = "", window: Window = (None, None)) -> dict: ...
@@ -63,4 +69,4 @@ class ObjectTrackerTool(Tool):
         counts = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("counts") or {}).items()))
         peak = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("max_per_frame") or {}).items()))
         return (f"{args['video']} ({fmt_window(args)}{fmt_shift(args)}): unique tracks {{{counts}}}; "
-                f"max at once {{{peak}}}")
+                f"max at once {{{peak}}}" + not_separable(data))

@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .base import BackendSpec, Tool, Window, fmt_window, with_sampling
+from .base import BackendSpec, Tool, Window, fmt_window, not_separable, with_sampling
 
 
 def majority_colors(data: dict[str, Any]) -> dict[str, str]:
@@ -29,6 +29,8 @@ class SceneGraphBackend(Protocol):
          "counts": {label: int}}   # typical (median) per-frame count of each label
 
     Boxes are in pixels of the decoded frame. ``query`` names the objects of interest (may be "").
+    Optional: ``"counted_as"``, ``"target_separable"`` and ``"asked_kind"``, as the object tracker's
+    (:class:`sama_model.tools.object_tracker.ObjectTrackerBackend`).
     """
 
     def graph(self, clip: VideoClip, query: str = "", window: Window = (None, None), n_frames: int = 8) -> dict: ...
@@ -66,4 +68,4 @@ class SceneGraphTool(Tool):
         counts = ", ".join(f"{k}: {v}" for k, v in sorted((data.get("counts") or {}).items()))
         colors = ", ".join(f"{k}: {v}" for k, v in sorted(majority_colors(data).items()))
         return (f"{args['video']} ({fmt_window(args)}, {args['n_frames']} frames): counts {{{counts}}}"
-                + (f"; colours {{{colors}}}" if colors else ""))
+                + (f"; colours {{{colors}}}" if colors else "") + not_separable(data))

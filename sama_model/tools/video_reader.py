@@ -13,7 +13,9 @@ class VideoReaderBackend(Protocol):
     """Answers a natural-language query about a time window of one video.
 
     Returns ``{"answer": str, "window": [start, end], "frames_used": int, ...}``; lite backends add
-    a structured ``"description"`` (objects, counts, colours, motion, style statistics).
+    a structured ``"description"`` (objects, counts, colours, motion, style statistics). A count of movers may add
+    ``"counted_as"``, ``"target_separable"`` and ``"asked_kind"``, as the object tracker's
+    (:class:`sama_model.tools.object_tracker.ObjectTrackerBackend`).
     """
 
     def read(self, clip: VideoClip, query: str, window: Window = (None, None), n_frames: int = 8) -> dict: ...

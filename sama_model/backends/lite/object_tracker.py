@@ -12,7 +12,7 @@ from collections import Counter
 from mvx_tasks.video_decoder import VideoClip
 
 from .motion.tracks import SegmentTracker
-from .movers.count import is_generic, mover_counts
+from .movers.count import is_generic, mover_counts, target_separation
 from .shared.query import parse_query
 from .shared.sampling import Window, window_span
 
@@ -30,7 +30,8 @@ class LiteObjectTracker(SegmentTracker):
                     "estimates": got["estimates"], "graded_count": got["graded_count"],
                     "count_probabilities": got["probabilities"], "frame_times": got["frame_times"],
                     "window": window_span(clip, window),
-                    "query_filter": "moving object", "method": "motion (camera-compensated background subtraction, each object followed by its look)"}
+                    "query_filter": "moving object", **target_separation(q, got["count"]),
+                    "method": "motion (camera-compensated background subtraction, each object followed by its look)"}
         tracks, idx, times = self.tracks_for(clip, window)
         keep = self.confirmed(tracks, len(idx), q)
         counts: Counter[str] = Counter(t.label for t in keep)

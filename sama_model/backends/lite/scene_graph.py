@@ -14,11 +14,11 @@ import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .movers.count import is_generic, mover_counts
+from .movers.count import is_generic, mover_counts, target_separation
 from .perception.segment import Segment, box_iou
 from .perception.segmentation import Segmenter, segment_indices
 from .shared.order_stats import median_int
-from .shared.query import parse_query
+from .shared.query import Query, parse_query
 from .shared.sampling import Window, window_indices, window_span
 
 
@@ -48,7 +48,7 @@ class LiteSceneGraph:
     def graph(self, clip: VideoClip, query: str = "", window: Window = (None, None), n_frames: int = 8) -> dict:
         q = parse_query(query)
         if is_generic(q):
-            return self._movers_graph(clip, window)
+            return self._movers_graph(clip, window, q)
         idx = window_indices(clip, window, max(1, int(n_frames)))
         per_frame = segment_indices(clip.frames, idx, self.segmenter)
         h, w = clip.frames.shape[1:3]
@@ -92,7 +92,7 @@ class LiteSceneGraph:
 
 
     @staticmethod
-    def _movers_graph(clip: VideoClip, window: Window) -> dict:
+    def _movers_graph(clip: VideoClip, window: Window, q: Query) -> dict:
         """Things named without colour or shape: per frame, the objects moving on their own (their
         boxes from the shared motion tracks); the count is the number of such objects."""
         got = mover_counts(clip, window)
@@ -105,6 +105,7 @@ class LiteSceneGraph:
                 "counts": {"moving object": got["count"]}, "counts_by_name": {}, "total": got["count"],
                 "graded_count": got["graded_count"], "near_threshold": got["near_threshold"], "frames_used": got["frames_used"],
                 "window": window_span(clip, window), "query_filter": "moving object",
+                **target_separation(q, got["count"]),
                 "method": "motion (camera-compensated background subtraction, each object followed by its look)"}
 
 

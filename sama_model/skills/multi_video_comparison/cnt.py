@@ -374,6 +374,31 @@ def needs_second_reading(ctx: PolicyContext, target: str | None) -> bool:
     return first_readings_fragile(rel, ctx.reference, probs, lambda sc: pick(ctx, sc, "")[0])
 
 
+#: the count tools whose results say whether their count tells the queried kind apart (``target_separable``)
+COUNT_TOOLS = ("scene_graph", "object_tracker", "video_reader")
+
+
+def inseparable(ctx: PolicyContext, videos: Sequence[str], target: str | None) -> tuple[list[str], str | None, str]:
+    """The videos (of ``videos``, those whose count no verified fact settled) for which a count tool said it cannot
+    tell the queried kind from the scene's other movers (``target_separable`` false, see
+    :class:`sama_model.tools.object_tracker.ObjectTrackerBackend`), the kind the tool read from its query and what
+    it counted instead. Why: such a count counts every mover, and an answer from it is the best guess the count
+    gives, not evidence about the asked-for objects (:func:`decide` marks it a rule answer)."""
+    subject = singular(target) if target else None
+    out: list[str] = []
+    kind, counted = None, "movers"
+    for v in videos:
+        if subject and ctx.memory.fact(v, "count", subject) is not None:
+            continue
+        datas = [ctx.latest(t, v) for t in COUNT_TOOLS] + [ctx.latest("object_tracker", v, shifted=True)]
+        blind = [d for d in datas if d is not None and d.get("target_separable") is False]
+        if blind:
+            out.append(v)
+            kind = kind or blind[0].get("asked_kind")
+            counted = str(blind[0].get("counted_as") or counted)
+    return out, kind, counted
+
+
 def plan(ctx: PolicyContext) -> list[ToolCall]:
     """Each video's count by scene_graph, object_tracker and video_reader; then, where the answer the tracker's
     followed objects give is fragile, every video's second tracker reading on shifted frames
@@ -394,7 +419,9 @@ def decide(ctx: PolicyContext) -> Decision:
     """Per-video count (verified fact, else median of scene_graph/object_tracker "counts" and the
     reader's number); then the relation. Where the tracker gave every video's followed objects with their
     probabilities (and its counts are the ones settled on), the candidate most likely to meet the relation
-    (:func:`match_scores`); otherwise by the counts: same -> closest count, more -> largest, fewer -> smallest."""
+    (:func:`match_scores`); otherwise by the counts: same -> closest count, more -> largest, fewer -> smallest.
+    Where a count tool said it cannot tell the queried kind from the scene's other movers (:func:`inseparable`), the
+    same letter is a rule answer: the best guess that count gives."""
     target = counting_target(ctx.question.question)
     rel = counting_relation(ctx.question.question)
     every, probs = _settled_readings(ctx, target)
@@ -403,6 +430,11 @@ def decide(ctx: PolicyContext) -> Decision:
     if not counts:
         return None, "no counts for any candidate"
     facts = f"target={target}, reference count={ref}, candidate counts={counts}"
+    blind, kind, counted = inseparable(ctx, list(every), target)
+    if blind:
+        name = plural(target) if target else plural(kind) if kind else "the asked-for objects"
+        facts += (f"; {', '.join(blind)}: the count counts {counted}"
+                  + by_rule(f"the count cannot tell {name} from the scene's other movers: a guess"))
     if stated_relation(ctx.question.question) is None:
         facts += by_rule("the question states no relation (same, more, fewer): 'the same number' is assumed")
     if ref is not None and len(probs) == len(every):

@@ -40,7 +40,7 @@ from ....grouping import linked_groups
 from ..motion.tracks import Track
 from ..perception.colours import dominant_color
 from ..shared.frame_memo import FRAME_MEMO
-from ..shared.query import Query
+from ..shared.query import Query, named_kind
 from ..shared.sampling import Window
 from .camera import small_grey
 from .follow import COUNT_PROBABILITY, Candidate, followed, heads
@@ -95,6 +95,24 @@ def is_generic(q: Query) -> bool:
     """A query that names things without a colour or shape ("moving objects", "people", "cut-outs"):
     answered with independently moving objects. An empty query keeps the segmentation tools' meaning."""
     return bool(q.words) and not (q.colors or q.shapes)
+
+
+#: what a count of objects moving on their own counts, whatever the query names (the results' ``counted_as``)
+COUNTED_AS = "moving regions"
+
+
+def target_separation(q: Query, count: int) -> dict:
+    """``counted_as``, ``target_separable`` and ``asked_kind`` of a motion count of ``count`` asked with ``q``.
+
+    Why: the count takes every region that moves on its own for an object (a walker, a driver's head, traffic
+    as well as a pasted cut-out); nothing it measures says what kind of object a region is. Asked for "moving
+    objects" it counts what was asked; asked for a kind (:func:`.shared.query.named_kind`: cut-outs, patches,
+    people, cars) it cannot tell that kind from the scene's other movers once it has counted any mover, so it is
+    not separable then. The pixels' only part in the test is that count: zero movers are zero of any kind. Nothing
+    the count measures separates a cut-out from a walker or a car (each travels, keeps off the frame's edge and
+    is followed by its look), so the test does not pretend to a pixel signal it lacks."""
+    kind = named_kind(q)
+    return {"counted_as": COUNTED_AS, "target_separable": kind is None or count == 0, "asked_kind": kind}
 
 
 #: point trajectories (see :func:`point_tracks`): corners re-seeded every POINT_RESEED sampled frames,

@@ -145,3 +145,44 @@ def parse_query(text: str) -> Query:
     return Query(
         text=text or "", words=words, colors=tuple(colors), shapes=tuple(shapes), numbers=tuple(numbers), kinds=kinds
     )
+
+
+#: nouns that name no kind of object: a count of "moving objects" or "things that move" is a count of whatever moves
+GENERIC_NOUNS = frozenset({"object", "thing", "mover", "item", "entity", "anything", "something", "one", "region"})
+#: words before a counted noun that name no kind (articles, quantifiers, motion and presence adjectives)
+_LEADING = frozenset({"the", "a", "an", "all", "any", "of", "each", "every", "moving", "visible", "distinct", "different",
+                      "separate", "individual", "total", "unique", "independently", "independent", "travelling",
+                      "traveling", "many", "much"})
+#: words that end a counted noun phrase (verbs, prepositions, relative pronouns, comparison words)
+_PHRASE_END = frozenset({"are", "is", "was", "were", "do", "does", "did", "in", "on", "at", "across", "over", "within",
+                         "that", "which", "who", "move", "moves", "moved", "moving", "travel", "travels", "there",
+                         "than", "as", "appear", "appears", "shown", "seen", "present", "per", "from", "with", "to",
+                         "and", "or", "can", "could", "you", "through", "around", "into"})
+_COUNT_CUE = re.compile(r"\b(?:how many|number of|count of|count)\b")
+_PHRASE_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+
+
+def named_kind(q: Query) -> str | None:
+    """The kind of object a query names beyond "moving objects" ("cut-out", "patch", "person", "car"), its
+    head noun singular; None when it names none ("", "moving objects", "things that move", "How many objects
+    are visible?") or names a colour or shape (those the segmentation tells apart, :func:`parse_query`).
+
+    Why: a count of objects moving on their own counts whatever moves; asked for a kind of object, it cannot tell
+    that kind from the scene's other movers, and its result says so (``target_separable``). The phrase read is
+    the one after a count cue ("how many X", "number of X", "count the X") or, without one, the query's start."""
+    if q.colors or q.shapes:
+        return None
+    low = q.text.lower()
+    cue = _COUNT_CUE.search(low)
+    phrase = re.split(r"[?.!,;:]", low[cue.end():] if cue else low)[0]
+    kept: list[str] = []
+    for w in _PHRASE_WORD.findall(phrase):
+        if not kept and w in _LEADING:
+            continue
+        if w in _PHRASE_END or (kept and w.endswith("ing")):
+            break
+        kept.append(w)
+    kept = [_singular(w) for w in kept]
+    if not kept or all(w in GENERIC_NOUNS for w in kept):
+        return None
+    return " ".join(kept)
