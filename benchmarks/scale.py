@@ -5,12 +5,13 @@ Configurations (``--configs``, any of):
 
 - ``w1``, ``w2``, ``w4``: one process with 1, 2 or 4 question workers;
 - ``acc2``: ``accelerate launch --multi_gpu --num_processes 2`` on CPUs (``ACCELERATE_USE_CPU=true``,
-  two gloo ranks, one worker each), answers compared question by question with ``w1``;
+  two gloo ranks, one worker each), answers compared question by question with the first of ``w1``,
+  ``w2``, ``w4`` run before it in the same invocation;
 - ``baseline``: the Pixtral-12B config's frames route (``llava_hf``, ``mvx_bench_frames``) on a tiny
   randomly initialised llava model (``mvx-bench routes``' builder), 4 new tokens per answer;
 - ``resume``: ``w2`` again into the same folders (every question resumed from its trace);
 - ``kill``: ``w2`` into fresh folders, the process group SIGKILLed once half the traces exist, then
-  rerun; answers compared with the uninterrupted ``w2``;
+  rerun; answers compared with the uninterrupted ``w2`` (list ``w2`` before ``kill``);
 - ``view``: ``mvx-bench view``, ``summary`` and ``leaderboard`` on ``w2``'s output, the site opened in
   headless Chromium.
 
@@ -118,7 +119,8 @@ class Bench:
                                   "stills": du_mib(f["cache"] / "stills"),
                                   "results": du_mib(f["results"], exclude=("sama_traces",)),
                                   "notes": du_mib(f["notes"])},
-                     "traces": sum(count_files(d) for d in self.trace_dirs(f))}
+                     "traces": sum(count_files(d) for d in self.trace_dirs(f)),
+                     "task_spans": task_spans(self.trace_dirs(f), start)}
         stats = [json.loads(p.read_text()) for d in self.trace_dirs(f) for p in sorted((d / "run_stats").glob("rank*.json"))
                  if p.stat().st_mtime >= start]
         if stats:
@@ -210,14 +212,30 @@ class Bench:
         for key, cmd in (("view", [mvx, "view", str(f["results"]), "--out", str(site), "--data", str(self.data)]),
                          ("summary", [mvx, "summary", str(f["results"])]),
                          ("leaderboard", [mvx, "leaderboard", "--runs", str(f["results"]), "--out", str(board)])):
-            m = run_measured(cmd, env=self.env(f), log=f["root"] / f"{key}.log", interval=self.interval)
-            out[key] = {"rc": m.rc, "wall_s": m.wall_s, "cpu_s": m.cpu_s,
-                        "peak_mib": round(max(m.peak_total_mib, m.maxrss_mib), 1)}
+            # short commands: sampled every 0.1 s (the kernel's ru_maxrss of a child starts at its parent's size)
+            m = run_measured(cmd, env=self.env(f), log=f["root"] / f"{key}.log", interval=0.1)
+            out[key] = {"rc": m.rc, "wall_s": m.wall_s, "cpu_s": m.cpu_s, "peak_mib": round(m.peak_total_mib, 1)}
         out["view"].update({"site_mib": du_mib(site), "files": sum(1 for p in site.rglob("*") if p.is_file()),
                             "pages": {p.name: round(p.stat().st_size / 1024, 1) for p in sorted(site.glob("*.html"))}})
         out["leaderboard"]["out_mib"] = du_mib(board)
         out["browser"] = open_in_browser(site)
         return out
+
+
+def task_spans(dirs: list[Path], start: float) -> dict[str, list[float]]:
+    """Per task code, seconds after the run's start of its first and last trace written in this run:
+    lmms-eval hands questions task by task, so a task's tools first load (and RSS steps up) at its start."""
+    spans: dict[str, list[float]] = {}
+    for d in dirs:
+        for p in d.glob("*.json"):
+            t = p.stat().st_mtime - start
+            parts = p.stem.split("-")
+            if t < 0 or len(parts) < 3:
+                continue
+            code = parts[-2].upper()
+            lo, hi = spans.get(code, [t, t])
+            spans[code] = [round(min(lo, t), 1), round(max(hi, t), 1)]
+    return dict(sorted(spans.items(), key=lambda kv: kv[1][0]))
 
 
 def open_in_browser(site: Path) -> dict:
@@ -259,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tag", default=None, help="name of this sweep (default: full or ptN)")
     ap.add_argument("--interval", type=float, default=2.0, help="seconds between RSS samples")
     ap.add_argument("--kill-at", type=float, default=0.5, help="fraction of traces written when `kill` kills")
+    ap.add_argument("--fresh", action="store_true", help="drop the runs an earlier invocation of this tag recorded")
     args = ap.parse_args(argv)
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     bad = [c for c in configs if c not in ALL]
@@ -270,13 +289,25 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"tag": tag, "date": datetime.date.today().isoformat(), "commit": _commit(), "data": str(data),
                     "per_task": args.per_task, "questions": bench.n, "expected": bench.expected,
                     "cpus": os.cpu_count(), "configs": configs, "comparisons": [], "ratios": {}}
+    earlier = REPO / "results" / f"scale_{tag}.json"
+    if earlier.is_file() and not args.fresh:  # a later invocation of the same sweep adds runs to it
+        old = json.loads(earlier.read_text())
+        if old.get("questions") == bench.n and old.get("data") == str(data):
+            bench.runs = old.get("runs", {})
+            report["comparisons"] = old.get("comparisons", [])
+            report["tools"] = old.get("tools")
+            report["ratios"] = old.get("ratios", {})
+            report["configs"] = [c for c in old.get("configs", []) if c not in configs] + configs
+    now = {"w1", "w2", "w4", "acc2", "baseline", "resume", "kill", "kill+rerun"} & set(configs) | (
+        {"kill+rerun"} if "kill" in configs else set())
     for c in configs:
         if c in ("w1", "w2", "w4"):
             bench.sama(c, int(c[1:]))
         elif c == "acc2":
             bench.sama("acc2", 1, processes=2)
-            if "w1" in bench.runs:
-                report["comparisons"].append(bench.compare("w1", "acc2"))
+            one = next((k for k in ("w1", "w2", "w4") if k in bench.runs), None)
+            if one:
+                _add(report, bench.compare(one, "acc2"))
         elif c == "baseline":
             bench.baseline()
         elif c == "resume":
@@ -285,22 +316,29 @@ def main(argv: list[str] | None = None) -> int:
             bench.sama("kill", 2, name="kill", kill_at=args.kill_at)
             bench.sama("kill+rerun", 2, name="kill", fresh=False)
             if "w2" in bench.runs:
-                report["comparisons"].append(bench.compare("w2", "kill"))
+                _add(report, bench.compare("w2", "kill"))
         elif c == "view":
             report["tools"] = bench.tools("w2")
         _save(bench, report)
     for a, b in (("w1", "w2"), ("w1", "w4")):
         if a in bench.runs and b in bench.runs:
-            report["comparisons"].append(bench.compare(a, b))
-    qpm = {k: r.get("questions_per_min") for k, r in bench.runs.items()}
+            _add(report, bench.compare(a, b))
+    # ratios only between runs of this invocation (same machine load), never against an earlier one's
+    qpm = {k: r.get("questions_per_min") for k, r in bench.runs.items() if k in now}
     for a, b in (("w2", "w1"), ("w4", "w1"), ("w4", "w2"), ("acc2", "w1"), ("acc2", "w2")):
         if qpm.get(a) and qpm.get(b):
             report["ratios"][f"{a}/{b} questions per minute"] = round(qpm[a] / qpm[b], 2)
-    if "resume" in bench.runs and "w2" in bench.runs:
+    if "resume" in now and "w2" in now:
         report["ratios"]["resume/w2 wall"] = round(bench.runs["resume"]["wall_s"] / bench.runs["w2"]["wall_s"], 3)
     _save(bench, report)
     print(json.dumps({"ratios": report["ratios"], "comparisons": report["comparisons"]}, indent=1))
     return 0
+
+
+def _add(report: dict, comparison: dict) -> None:
+    """Record a comparison, replacing an earlier one of the same pair."""
+    report["comparisons"] = [c for c in report["comparisons"] if (c["a"], c["b"]) != (comparison["a"], comparison["b"])]
+    report["comparisons"].append(comparison)
 
 
 def _save(bench: Bench, report: dict) -> None:

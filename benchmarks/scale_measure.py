@@ -27,8 +27,6 @@ class Measured:
     rss: list[list] = field(default_factory=list)
     #: pid -> {"name": short command line, "peak_mib": float}
     processes: dict[str, dict] = field(default_factory=dict)
-    #: the largest RSS of the child or any descendant it reaped (kernel's count, catches short peaks)
-    maxrss_mib: float = 0.0
 
     @property
     def peak_total_mib(self) -> float:
@@ -69,7 +67,7 @@ def run_measured(cmd: list[str], *, env: dict[str, str], log: Path, interval: fl
         root = psutil.Process(p.pid)
         next_sample = 0.0
         while True:
-            # wait4, not Popen.wait: the child's own rusage (CPU of it and its reaped descendants, its max RSS)
+            # wait4, not Popen.wait: the child's own rusage (CPU of it and its reaped descendants)
             pid, status, usage = os.wait4(p.pid, os.WNOHANG)
             if pid:
                 break
@@ -89,8 +87,7 @@ def run_measured(cmd: list[str], *, env: dict[str, str], log: Path, interval: fl
     cpu = usage.ru_utime + usage.ru_stime
     if killed:  # the killed group's processes were reaped by init, not by the child: add what was sampled
         cpu = max(cpu, sum(x.get("cpu_s", 0.0) for x in procs.values()))
-    return Measured(list(cmd), rc, round(wall, 2), round(cpu, 1), killed, rss, procs,
-                    round(usage.ru_maxrss / 1024, 1))
+    return Measured(list(cmd), rc, round(wall, 2), round(cpu, 1), killed, rss, procs)
 
 
 def _sample(root: psutil.Process, now: float, rss: list[list], procs: dict[str, dict]) -> None:

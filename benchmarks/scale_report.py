@@ -35,7 +35,10 @@ def markdown(reports: list[dict]) -> str:
              "whole process tree's; RSS is sampled every ~2 s over the tree (peak of the sum; per process in the "
              "JSON); decodes per video and tool-cache hit rate come from `<trace_dir>/run_stats/rank*.json`. "
              "`kill` is SIGKILLed (whole process group) once half the traces exist; `kill+rerun` resumes it. "
-             "RSS growth: peak after 10 % of the run vs the value at 10 %.", "",
+             "RSS growth: peak after 10 % of the run vs the value at 10 %. lmms-eval hands SAMA the questions task "
+             "by task, so a task's tools warm up (models, frame cache) when its first question runs: RSS steps up at "
+             "task starts (the plot's dotted lines, from the traces' times, `task_spans` in the JSON) and is flat "
+             "within a task; a leak shows as growth within a task.", "",
              "| date | commit | sweep | run | questions | answered | failed | wall s | CPU s | q/min | peak RSS MiB "
              "(max process) | RSS growth after 10 % | open files, threads after 10 % (min-max) | resumed | decodes/video | tool-cache hit rate | disk MiB "
              "traces / cache / stills / results | accuracy % |",
@@ -109,14 +112,24 @@ def plot(reports: list[dict], out: Path) -> Path | None:
     except ImportError:
         return None
     fig, ax = plt.subplots(figsize=(9, 5))
+    k = 0
     for rep in reports:
         for label, r in rep.get("runs", {}).items():
             rss = r.get("rss") or []
             if len(rss) > 1:
-                ax.plot([x[0] for x in rss], [x[1] for x in rss], label=f"{rep['tag']} {label}")
+                ax.plot([x[0] for x in rss], [x[1] for x in rss], label=f"{rep['tag']} {label}",
+                        color=plt.cm.tab20(k % 20), ls="-" if k < 10 else "--")
+                k += 1
+    runs = [(rep["tag"], label, r) for rep in reports for label, r in rep.get("runs", {}).items() if r.get("rss")]
+    if runs:  # the longest run's task phases: lmms-eval answers task by task, each task's tools load at its start
+        tag, label, longest = max(runs, key=lambda x: x[2]["rss"][-1][0])
+        top = max(x[1] for x in longest["rss"])
+        for code, (t0, _) in (longest.get("task_spans") or {}).items():
+            ax.axvline(t0, color="grey", lw=0.5, ls=":")
+            ax.text(t0, top, code, fontsize=6, rotation=90, va="top", color="grey")
+        ax.set_title(f"benchmarks/scale.py: RSS over time (task starts: {tag} {label})")
     ax.set_xlabel("seconds since start")
     ax.set_ylabel("RSS of the process tree (MiB)")
-    ax.set_title("benchmarks/scale.py: RSS over time")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
