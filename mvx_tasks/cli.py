@@ -76,7 +76,9 @@ def _cmd_synth(args: argparse.Namespace) -> int:
     from .synth import generate
 
     tasks = [t.strip().upper() for t in args.tasks.split(",")] if args.tasks else None
-    out = generate(args.out, per_task=args.per_task, seed=args.seed, difficulty=args.difficulty, tasks=tasks)
+    per_task = "paper" if args.paper_scale else args.per_task
+    out = generate(args.out, per_task=per_task, seed=args.seed, difficulty=args.difficulty, tasks=tasks,
+                   workers=args.workers)
     print(f"wrote {out}")
     return 0
 
@@ -240,6 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--difficulty", choices=("easy", "default", "hard"), default="default")
     s.add_argument("--tasks", default=None, help="comma-separated task codes (default: all)")
+    s.add_argument("--paper-scale", action="store_true",
+                   help="each task's question count in the paper (1,442 in all; overrides --per-task)")
+    s.add_argument("--workers", type=int, default=None, help="render processes (default: one per CPU)")
     s.set_defaults(func=_cmd_synth)
 
     s = sub.add_parser("reencode", help="copy a dataset folder with every video re-encoded at another quality "

@@ -20,7 +20,7 @@ def default_cache_root() -> Path:
     return base / "mvx_synth"
 
 
-def ensure_synth(cache_dir=None, per_task: int = 20, seed: int = 0, difficulty: str = "default",
+def ensure_synth(cache_dir=None, per_task: int | str = 20, seed: int = 0, difficulty: str = "default",
                  progress: bool = True) -> Path:
     """``$MVX_SYNTH_DATA`` if set, else a cached generated folder (generated on first use)."""
     env = os.environ.get("MVX_SYNTH_DATA")
@@ -28,7 +28,7 @@ def ensure_synth(cache_dir=None, per_task: int = 20, seed: int = 0, difficulty: 
         return Path(env)
     diff = get_difficulty(difficulty).name
     root = Path(cache_dir) if cache_dir else default_cache_root()
-    final = root / f"{int(seed)}-{int(per_task)}-{diff}"
+    final = root / f"{int(seed)}-{per_task}-{diff}"
     if (final / "data.jsonl").is_file():
         return final
     root.mkdir(parents=True, exist_ok=True)

@@ -79,22 +79,38 @@ def _init_worker() -> None:
     cv2.setNumThreads(1)
 
 
-def plan(per_task: int = 20, seed: int = 0, difficulty: str = "default", tasks=None) -> list[Sample]:
+#: ``per_task`` value meaning "each task's question count in the full benchmark" (the registry's
+#: ``n_questions``: 1,442 questions over the 11 tasks, as in the paper)
+PAPER = "paper"
+
+
+def task_counts(per_task: int | str = 20, tasks=None) -> dict[str, int]:
+    """Questions to generate per task code: ``per_task`` each, or the paper's counts for ``"paper"``."""
+    codes = _parse_tasks(tasks)
+    if per_task == PAPER:
+        return {code: get_task(code).n_questions for code in codes}
+    if isinstance(per_task, str) or int(per_task) < 1:
+        raise ValueError(f"per_task must be at least 1 or {PAPER!r}, got {per_task!r}")
+    return {code: int(per_task) for code in codes}
+
+
+def plan(per_task: int | str = 20, seed: int = 0, difficulty: str = "default", tasks=None) -> list[Sample]:
     """Dry run: every question exactly as :func:`generate` writes it, without rendering a frame."""
     return [Sample.from_dict(build_question(code, i, seed, difficulty, None))
-            for code in _parse_tasks(tasks) for i in range(per_task)]
+            for code, n in task_counts(per_task, tasks).items() for i in range(n)]
 
 
-def generate(out_dir, per_task: int = 20, seed: int = 0, difficulty: str = "default", tasks=None,
+def generate(out_dir, per_task: int | str = 20, seed: int = 0, difficulty: str = "default", tasks=None,
              progress: bool = True, workers: int | None = None) -> Path:
-    """Write an MVX-Synth dataset (``data.jsonl`` + ``videos/``) into ``out_dir`` and return it."""
-    codes = _parse_tasks(tasks)
+    """Write an MVX-Synth dataset (``data.jsonl`` + ``videos/``) into ``out_dir`` and return it.
+
+    ``per_task="paper"`` gives every task its question count in the paper (:func:`task_counts`)."""
+    counts = task_counts(per_task, tasks)
+    codes = list(counts)
     get_difficulty(difficulty)
-    if per_task < 1:
-        raise ValueError(f"per_task must be at least 1, got {per_task}")
     out = Path(out_dir)
     (out / "videos").mkdir(parents=True, exist_ok=True)
-    jobs = [(code, i, int(seed), str(difficulty), str(out)) for code in codes for i in range(per_task)]
+    jobs = [(code, i, int(seed), str(difficulty), str(out)) for code, n in counts.items() for i in range(n)]
     workers = workers or min(len(jobs), os.cpu_count() or 1)
     bar = None
     if progress:
@@ -121,7 +137,7 @@ def generate(out_dir, per_task: int = 20, seed: int = 0, difficulty: str = "defa
             bar.close()
     write_jsonl([Sample.from_dict(r) for r in results], out / "data.jsonl")
     (out / MANIFEST).write_text(json.dumps({"per_task": per_task, "seed": int(seed), "difficulty": str(difficulty),
-                                            "tasks": list(codes)}, indent=1), encoding="utf-8")
+                                            "tasks": list(codes), "counts": counts}, indent=1), encoding="utf-8")
     return out
 
 

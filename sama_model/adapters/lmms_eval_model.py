@@ -105,6 +105,7 @@ class SAMA(lmms):
         desc = f"SAMA rank {self._rank}/{self._world_size}" if self._world_size > 1 else "SAMA"
         answered = answer_questions(self.agent, questions, self.trace_dir, workers=self.workers, progress=True,
                                     desc=desc, stats=self.last_stats)
+        self._write_run_stats(questions)
         out = []
         for doc, a in zip(docs, answered):
             if isinstance(doc, dict):
@@ -112,6 +113,26 @@ class SAMA(lmms):
             out.append(generation_output(a.output, input_tokens=a.prompt_tokens, output_tokens=a.completion_tokens,
                                          reasoning_tokens=a.reasoning_tokens or None))
         return out
+
+    def _write_run_stats(self, questions: tuple[AgentQuestion, ...]) -> None:
+        """``<trace_dir>/run_stats/rank<r>.json``: this rank's resumed/answered/failed counts, its decodes
+        and frame-cache hits, and the tool cache's hits and misses. Why: decodes per video and the tool
+        cache's hit rate are what a long run's cost rests on, and no trace can hold a process's totals."""
+        import json
+
+        from mvx_tasks.video_decoder import decode_stats
+
+        from ..atomic import atomic_write_text
+
+        s = self.last_stats
+        videos = {v.path for q in questions for v in q.videos}
+        record = {"rank": self._rank, "world_size": self._world_size, "questions": len(questions),
+                  "videos": len(videos), "resumed": s.resumed, "answered": s.answered, "failed": s.failed,
+                  "decode": decode_stats(), "tool_cache": self.agent.cache.stats() if self.agent.cache else None}
+        try:
+            atomic_write_text(Path(self.trace_dir) / "run_stats" / f"rank{self._rank}.json", json.dumps(record, indent=1))
+        except OSError:  # the answers matter more than their statistics
+            pass
 
     def generate_until_multi_round(self, requests: list[Any]) -> list[Any]:
         """SAMA runs its own rounds but answers one user turn: a multi-round task is refused, clearly."""
