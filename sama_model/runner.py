@@ -120,6 +120,27 @@ def _plan(agent: SamaAgent, questions: Sequence[AgentQuestion], tdir: Path | Non
     return todo
 
 
+def interleaved(groups: Sequence[str]) -> list[int]:
+    """Indices that take one item of each group in turn (groups in order of first appearance, items in
+    their order): the order a long run answers questions in.
+
+    Why: lmms-eval hands a model its requests task by task, so answering them in that order warms each
+    task's tools (models, frame cache, memos) only when the task comes up: memory steps up through the
+    whole run and a run stopped half way has answered half of the tasks and none of the others. In turns,
+    every tool is warm after the first few percent, memory is flat after that, and a partial run covers
+    every task. Answers do not depend on the order (caches are keyed by content).
+    """
+    queues: dict[str, list[int]] = {}
+    for i, g in enumerate(groups):
+        queues.setdefault(g, []).append(i)
+    order: list[int] = []
+    depth = 0
+    while len(order) < len(groups):
+        order.extend(q[depth] for q in queues.values() if depth < len(q))
+        depth += 1
+    return order
+
+
 def run_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace_dir: str | Path | None,
                   workers: int = 1, progress: bool = True, desc: str = "SAMA",
                   stats: RunStats | None = None) -> list[str]:

@@ -67,6 +67,34 @@ def test_lmms_eval_chat_adapter_answers_from_the_messages_alone(tmp_path, monkey
     assert SAMA.is_simple is False and model.device == "cpu"
 
 
+def test_interleaved_takes_one_item_of_each_group_in_turn():
+    from sama_model.runner import interleaved
+
+    assert interleaved(["a", "a", "b", "b", "b", "c"]) == [0, 2, 5, 1, 3, 4]
+    assert interleaved([]) == [] and interleaved(["x"] * 3) == [0, 1, 2]
+
+
+def test_lmms_eval_adapter_answers_tasks_in_turns_and_returns_request_order(tmp_path, monkeypatch):
+    """lmms-eval hands requests task by task; SAMA answers them in turns across tasks (tools warm early,
+    a partial run covers every task) and gives each request its own answer back."""
+    from mvx_tasks.harness import doc_to_messages
+    from sama_model.adapters.lmms_eval_model import SAMA
+
+    D.reset(SCRIPT)
+    same = [D.make_question(tmp_path, f"s{i}", "CNT", Q, {"A": "Video A", "B": "Video B"}, STEMS) for i in range(3)]
+    swapped = [D.make_question(tmp_path, f"w{i}", "CNT", Q, {"A": "Video B", "B": "Video A"}, STEMS) for i in range(2)]
+    monkeypatch.setattr(sys, "argv", ["lmms-eval", "--model", "sama", "--output_path", str(tmp_path / "out")])
+    model = SAMA(batch_size="1", device="cpu", workers=1, cache_dir=str(tmp_path / "cache"), **D.DOUBLE_ARGS)
+    model.task_dict = {"mvx_bench_cnt": {"test": {i: doc_for(q, "") for i, q in enumerate(same)}},
+                       "mvx_bench_vs": {"test": {i: doc_for(q, "") for i, q in enumerate(swapped)}}}
+    started = []
+    answer = model.agent.answer
+    monkeypatch.setattr(model.agent, "answer", lambda q, *a, **k: started.append(q.id) or answer(q, *a, **k))
+    reqs = _requests("mvx_bench_cnt", 3, doc_to_messages) + _requests("mvx_bench_vs", 2, doc_to_messages)
+    assert [r.text for r in model.generate_until(reqs)] == ["Answer: B"] * 3 + ["Answer: A"] * 2
+    assert started == ["s0", "w0", "s1", "w1", "s2"]
+
+
 def test_task_hint_is_opt_in_and_in_the_fingerprint(tmp_path, monkeypatch):
     from mvx_tasks.harness import doc_to_messages
     from sama_model.adapters.lmms_eval_model import SAMA, task_code_for

@@ -28,7 +28,7 @@ from mvx_tasks.registry import UnknownTaskError, all_tasks
 
 from ..atomic import check_writable
 from ..question import AgentQuestion
-from ..runner import RunStats, answer_questions
+from ..runner import RunStats, answer_questions, interleaved
 from .common import make_agent
 from .messages import build_question, items_from_chat
 
@@ -89,22 +89,27 @@ class SAMA(lmms):
         base = Path(self.agent.config.cache_dir) if self.agent.config.cache_dir else Path(self.trace_dir)
         return base / "stills"
 
-    def _question(self, request: Any) -> tuple[Any, AgentQuestion]:
+    def _question(self, request: Any) -> tuple[Any, AgentQuestion, str]:
         req = chat_request(self, request)
         qid = question_id(req.doc, req.task, req.doc_id)
         hint = task_code_for(req.task) if self.agent.config.task_hint else None
         try:
             items = items_from_chat(req.messages())
-            return req.doc, build_question(items, qid, task=hint, stills_dir=self.stills_dir)
+            return req.doc, build_question(items, qid, task=hint, stills_dir=self.stills_dir), str(req.task)
         except Exception as exc:  # a broken request fails its question alone (the agent records why)
-            return req.doc, AgentQuestion(qid, f"(the request could not be read: {type(exc).__name__}: {exc})", {}, ())
+            return req.doc, AgentQuestion(qid, f"(the request could not be read: {type(exc).__name__}: {exc})", {}, ()), \
+                str(req.task)
 
     def generate_until(self, requests: list[Any]) -> list[Any]:
-        docs, questions = zip(*(self._question(r) for r in requests)) if requests else ((), ())
+        docs, questions, tasks = zip(*(self._question(r) for r in requests)) if requests else ((), (), ())
         self.last_stats = RunStats()
         desc = f"SAMA rank {self._rank}/{self._world_size}" if self._world_size > 1 else "SAMA"
-        answered = answer_questions(self.agent, questions, self.trace_dir, workers=self.workers, progress=True,
-                                    desc=desc, stats=self.last_stats)
+        order = interleaved(tasks)  # tasks in turns: tools warm early, memory flat, a partial run covers every task
+        in_turns = answer_questions(self.agent, [questions[i] for i in order], self.trace_dir, workers=self.workers,
+                                    progress=True, desc=desc, stats=self.last_stats)
+        answered: list[Any] = [None] * len(questions)
+        for i, a in zip(order, in_turns):
+            answered[i] = a
         self._write_run_stats(questions)
         out = []
         for doc, a in zip(docs, answered):
