@@ -36,9 +36,11 @@ def markdown(reports: list[dict]) -> str:
              "JSON); decodes per video and tool-cache hit rate come from `<trace_dir>/run_stats/rank*.json`. "
              "`kill` is SIGKILLed (whole process group) once half the traces exist; `kill+rerun` resumes it. "
              "RSS growth: peak after 10 % of the run vs the value at 10 %. lmms-eval hands SAMA the questions task "
-             "by task, so a task's tools warm up (models, frame cache) when its first question runs: RSS steps up at "
-             "task starts (the plot's dotted lines, from the traces' times, `task_spans` in the JSON) and is flat "
-             "within a task; a leak shows as growth within a task.", "",
+             "by task; rows before fd8270e answered them in that order, so RSS stepped up as each task's tools first ran. "
+             "Since fd8270e SAMA answers them in turns across tasks (`sama_model.runner.interleaved`; `task_spans` "
+             "in the JSON show every task running from the start), and since the frame memo drops dead arrays' "
+             "entries and the runner gives freed heap back after each question (`sama_model/heap.py`) a run's RSS is "
+             "flat after warm-up. The plot shows the paper-scale (`full*`) sweeps.", "",
              "| date | commit | sweep | run | questions | answered | failed | wall s | CPU s | q/min | peak RSS MiB "
              "(max process) | RSS growth after 10 % | open files, threads after 10 % (min-max) | resumed | decodes/video | tool-cache hit rate | disk MiB "
              "traces / cache / stills / results | accuracy % |",
@@ -113,7 +115,8 @@ def plot(reports: list[dict], out: Path) -> Path | None:
         return None
     fig, ax = plt.subplots(figsize=(9, 5))
     k = 0
-    for rep in reports:
+    shown = [rep for rep in reports if rep["tag"].startswith("full")] or reports  # paper scale, where there is one
+    for rep in shown:
         for label, r in rep.get("runs", {}).items():
             rss = r.get("rss") or []
             if len(rss) > 1:
@@ -121,6 +124,8 @@ def plot(reports: list[dict], out: Path) -> Path | None:
                         color=plt.cm.tab20(k % 20), ls="-" if k < 10 else "--")
                 k += 1
     runs = [(rep["tag"], label, r) for rep in reports for label, r in rep.get("runs", {}).items() if r.get("rss")]
+    full = [x for x in runs if x[0].startswith("full")]
+    runs = full or runs
     if runs:  # the longest run's task phases: lmms-eval answers task by task, each task's tools load at its start
         tag, label, longest = max(runs, key=lambda x: x[2]["rss"][-1][0])
         top = max(x[1] for x in longest["rss"])

@@ -23,6 +23,7 @@ from mvx_tasks.answer_notes import AnswerNote
 from .agent import AgentResult, SamaAgent
 from .atomic import check_writable
 from .budget import BUDGET_PREFIX, stored_totals
+from .heap import release_free_heap
 from .question import AgentQuestion
 from .resume import ResumeKey
 from .trace import resumable_output, stored_answer_source, trace_filename
@@ -199,6 +200,7 @@ def answer_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace
                     log.warning("SAMA question %s failed: %s", result.question_id, result.failure)
                 if bar is not None:
                     bar.update(1)
+                release_free_heap()  # a long run's memory stays flat (sama_model/heap.py)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # after an error, queued questions are not started
         if bar is not None:

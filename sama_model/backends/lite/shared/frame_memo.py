@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import Any, Callable, Hashable
 
 import cv2
@@ -17,7 +17,9 @@ class FrameMemo:
 
     Several tools look at the same decoded frames within one question; computing each frame's
     measurements once saves most of their time. Entries are keyed by the array's id and checked
-    through a weak reference, so a recycled id never returns another clip's results. The agent runs
+    through a weak reference, so a recycled id never returns another clip's results; once an array is
+    garbage its entries are dropped (at the next store), so the memo holds results of live arrays only and
+    a long run's memory stays flat instead of filling up to :attr:`size` entries of dead ones. The agent runs
     a step's tool calls in parallel threads (``scene_graph``, ``object_tracker`` and ``video_reader``
     of one video at once), so a value being computed is waited for, not computed again (see :meth:`get`).
     """
@@ -36,6 +38,30 @@ class FrameMemo:
         self._resized: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
         self._resized_bytes = 0
         self._lock = threading.Lock()
+        # ids of arrays that became garbage, queued by weakref callbacks (which may run inside any
+        # allocation, even under ``_lock``: so they only append, and :meth:`_drop_dead` purges under the lock)
+        self._dead: deque[int] = deque()
+        self._keys_of: dict[int, list[tuple]] = {}
+
+    def _ref(self, frames: np.ndarray) -> weakref.ref:
+        fid, dead = id(frames), self._dead
+        return weakref.ref(frames, lambda _ref: dead.append(fid))
+
+    def _drop_dead(self) -> None:
+        """Drop the entries of arrays that are garbage (called with ``_lock`` held)."""
+        while self._dead:
+            fid = self._dead.popleft()
+            alive = []
+            for key in self._keys_of.pop(fid, ()):
+                entry = self._data.get(key)
+                if entry is None:
+                    continue
+                if entry[0]() is None:
+                    del self._data[key]
+                else:  # the id was reused by a live array: its entries stay
+                    alive.append(key)
+            if alive:
+                self._keys_of[fid] = alive
 
     def resized(self, image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
         """``cv2.resize(image, size, interpolation=cv2.INTER_AREA)``, remembered by content.
@@ -95,9 +121,17 @@ class FrameMemo:
         try:
             value = fn(frames[int(index)])
             with self._lock:
-                self._data[key] = (weakref.ref(frames), value)
+                self._drop_dead()
+                if key not in self._data:
+                    self._keys_of.setdefault(key[0], []).append(key)
+                self._data[key] = (self._ref(frames), value)
                 while len(self._data) > self.size:
-                    self._data.popitem(last=False)
+                    old, _ = self._data.popitem(last=False)
+                    keys = self._keys_of.get(old[0])
+                    if keys is not None and old in keys:
+                        keys.remove(old)
+                        if not keys:
+                            del self._keys_of[old[0]]
             return value
         finally:
             with self._lock:
@@ -108,6 +142,8 @@ class FrameMemo:
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._keys_of.clear()
+            self._dead.clear()
             self._resized.clear()
             self._resized_bytes = 0
 
