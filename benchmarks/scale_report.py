@@ -44,7 +44,8 @@ def markdown(reports: list[dict]) -> str:
              "meaning (MVX-Synth DE, question 152 of 1,442 in this order, about +1 GB in a fresh process), and RSS "
              "then creeps by about 0.3 MiB per question; tracemalloc over 60 questions after warm-up finds no growth "
              "in Python objects (net within 10 MiB), so the creep is native memory (allocator, OpenCV, torch). "
-             "The plot shows the paper-scale (`full*`) sweeps.", "",
+             "The plot shows the paper-scale (`full*`) sweeps. Checks across sweeps and the conditions of each run: "
+             "[scale_checks.md](scale_checks.md).", "",
              "| date | commit | sweep | run | questions | answered | failed | wall s | CPU s | q/min | peak RSS MiB "
              "(max process) | RSS growth after 10 % | open files, threads after 10 % (min-max) | resumed | decodes/video | tool-cache hit rate | disk MiB "
              "traces / cache / stills / results | accuracy % |",
