@@ -341,12 +341,20 @@ def _add(report: dict, comparison: dict) -> None:
     report["comparisons"].append(comparison)
 
 
+def portable(text: str, data: Path, work: Path) -> str:
+    """The record as committed to results/: this machine's folders as ``<data>``, ``<work>``, ``<repo>`` and ``~``."""
+    for path, name in ((data.resolve(), "<data>"), (work.resolve(), "<work>"), (REPO.resolve(), "<repo>"),
+                       (Path.home(), "~")):
+        text = text.replace(json.dumps(str(path))[1:-1], name)
+    return text
+
+
 def _save(bench: Bench, report: dict) -> None:
     report["runs"] = bench.runs
     bench.work.mkdir(parents=True, exist_ok=True)
     text = json.dumps(report, indent=1)
     (bench.work / "scale.json").write_text(text)
-    (REPO / "results" / f"scale_{report['tag']}.json").write_text(text)
+    (REPO / "results" / f"scale_{report['tag']}.json").write_text(portable(text, bench.data, bench.work))
     write_report(REPO / "results")
 
 
