@@ -342,10 +342,14 @@ def _add(report: dict, comparison: dict) -> None:
 
 
 def portable(text: str, data: Path, work: Path) -> str:
-    """The record as committed to results/: this machine's folders as ``<data>``, ``<work>``, ``<repo>`` and ``~``."""
-    for path, name in ((data.resolve(), "<data>"), (work.resolve(), "<work>"), (REPO.resolve(), "<repo>"),
-                       (Path.home(), "~")):
-        text = text.replace(json.dumps(str(path))[1:-1], name)
+    """The record as committed to results/: this machine's folders as ``<data>``, ``<work>``, ``<repo>`` and ``~``
+    (whole path components only, the longest first, so a folder inside another keeps its own name)."""
+    import re
+
+    names = {str(data.resolve()): "<data>", str(work.resolve()): "<work>", str(REPO.resolve()): "<repo>",
+             str(Path.home()): "~"}
+    for path in sorted(names, key=len, reverse=True):
+        text = re.sub(re.escape(json.dumps(path)[1:-1]) + r'(?=[/"\\]|$)', names[path], text)
     return text
 
 
