@@ -39,8 +39,9 @@ log = logging.getLogger(__name__)
 #: only where a pair needs them); 17: the lite segmenter's flat pass keeps a patch whose colour recurs around
 #: it out of its objects and of the masked background; 18: the lite tracker's count of moving objects lists its
 #: followed objects' probabilities, ``count_probabilities``, for the CNT policy's match probability; 20: the lite
-#: counts of moving objects say what they count and whether they can tell the queried kind, ``target_separable``)
-CACHE_REVISION = 20
+#: counts of moving objects say what they count and whether they can tell the queried kind, ``target_separable``;
+#: 21: the lite reader's answer keeps only its count, the tool's text says the rest, as the other count tools')
+CACHE_REVISION = 21
 _HASHES: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 

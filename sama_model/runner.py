@@ -128,8 +128,8 @@ def interleaved(groups: Sequence[str]) -> list[int]:
     Why: lmms-eval hands a model its requests task by task, so answering them in that order warms each
     task's tools (models, frame cache, memos) only when the task comes up: memory steps up through the
     whole run and a run stopped half way has answered half of the tasks and none of the others. In turns,
-    every tool is warm after the first few percent, memory is flat after that, and a partial run covers
-    every task. Answers do not depend on the order (caches are keyed by content).
+    most tools are warm after the first few percent, memory grows early rather than step by step through the run,
+    and a partial run covers every task. Answers do not depend on the order (caches are keyed by content).
     """
     queues: dict[str, list[int]] = {}
     for i, g in enumerate(groups):
@@ -200,7 +200,7 @@ def answer_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace
                     log.warning("SAMA question %s failed: %s", result.question_id, result.failure)
                 if bar is not None:
                     bar.update(1)
-                release_free_heap()  # a long run's memory stays flat (sama_model/heap.py)
+                release_free_heap()  # freed pages back to the OS between questions (sama_model/heap.py)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # after an error, queued questions are not started
         if bar is not None:

@@ -104,7 +104,7 @@ class SAMA(lmms):
         docs, questions, tasks = zip(*(self._question(r) for r in requests)) if requests else ((), (), ())
         self.last_stats = RunStats()
         desc = f"SAMA rank {self._rank}/{self._world_size}" if self._world_size > 1 else "SAMA"
-        order = interleaved(tasks)  # tasks in turns: tools warm early, memory flat, a partial run covers every task
+        order = interleaved(tasks)  # tasks in turns: tools warm early, a partial run covers every task
         in_turns = answer_questions(self.agent, [questions[i] for i in order], self.trace_dir, workers=self.workers,
                                     progress=True, desc=desc, stats=self.last_stats)
         answered: list[Any] = [None] * len(questions)

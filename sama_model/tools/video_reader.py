@@ -5,7 +5,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from mvx_tasks.video_decoder import VideoClip
 
-from .base import BackendSpec, Tool, Window, fmt_window, with_sampling
+from .base import BackendSpec, Tool, Window, fmt_window, not_separable, with_sampling
 
 
 @runtime_checkable
@@ -51,4 +51,5 @@ class VideoReaderTool(Tool):
         return with_sampling(self.call_backend("read", clip, query, self.window(start, end), n), clip)
 
     def render(self, args: dict[str, Any], data: dict[str, Any]) -> str:
-        return f"{args['video']} ({fmt_window(args)}, {args['n_frames']} frames) '{args['query']}': {data.get('answer', '')}"
+        return (f"{args['video']} ({fmt_window(args)}, {args['n_frames']} frames) '{args['query']}': "
+                f"{data.get('answer', '')}" + not_separable(data))

@@ -233,13 +233,9 @@ class LiteVideoReader:
             # description (segmentation of every sampled frame) is not needed for that answer
             got = mover_counts(clip, window)
             near = f" ({len(got['near_threshold'])} near the cut-off)" if got["near_threshold"] else ""
-            sep = target_separation(q, got["count"])
             answer = f"{got['count']} moving objects (tracked, moving on their own){near}."
-            if not sep["target_separable"]:  # no number here: the reader's count is the answer's only one
-                answer += (f" It counts {sep['counted_as']} and cannot tell the asked-for kind ({sep['asked_kind']}) "
-                           "from the scene's other movers.")
             return {"answer": answer, "window": window_span(clip, window), "frames_used": got["frames_used"],
-                    "frame_times": got["frame_times"], "text": answer, **sep,
+                    "frame_times": got["frame_times"], "text": answer, **target_separation(q, got["count"]),
                     "description": {"moving_objects": got["count"], "near_threshold": got["near_threshold"]}}
         desc = self.describe(clip, window, n_frames)
         return {

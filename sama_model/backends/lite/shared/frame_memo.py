@@ -18,8 +18,8 @@ class FrameMemo:
     Several tools look at the same decoded frames within one question; computing each frame's
     measurements once saves most of their time. Entries are keyed by the array's id and checked
     through a weak reference, so a recycled id never returns another clip's results; once an array is
-    garbage its entries are dropped (at the next store), so the memo holds results of live arrays only and
-    a long run's memory stays flat instead of filling up to :attr:`size` entries of dead ones. The agent runs
+    garbage its entries are dropped (at the next store), so the memo holds results of live arrays only instead
+    of filling up to :attr:`size` entries of dead ones. The agent runs
     a step's tool calls in parallel threads (``scene_graph``, ``object_tracker`` and ``video_reader``
     of one video at once), so a value being computed is waited for, not computed again (see :meth:`get`).
     """
