@@ -1,31 +1,51 @@
-"""Giving freed heap memory back to the operating system between questions.
+"""Keeping a long run's resident memory flat: fewer malloc arenas, and freed heap given back between questions.
 
 Why: a question's tools allocate and free hundreds of megabytes of frame arrays from several threads.
-glibc's allocator keeps freed blocks in per-thread arenas, fragmented, so over an hour-long run a
-process's resident memory creeps upwards although nothing is kept (measured at paper scale:
-results/scale.md). ``malloc_trim(0)`` returns the free pages of every arena; it costs a few
-milliseconds, once per question. Other C libraries (musl, macOS) have no such call: then nothing is done.
+glibc's allocator gives each contending thread its own arena (up to 8 per core) and keeps freed blocks in
+them, fragmented, so over an hour-long run a process's resident memory creeps upwards although nothing is
+kept. Two arenas (:func:`limit_arenas`, once per process, unless ``MALLOC_ARENA_MAX`` is already set) and
+``malloc_trim(0)`` after each question (:func:`release_free_heap`, a few milliseconds) keep it flat
+(measured at paper scale: results/scale.md). Other C libraries (musl, macOS) have neither call: then
+nothing is done.
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
 import functools
+import os
+
+M_ARENA_MAX = -8  # mallopt parameter number, from glibc's malloc.h
+ARENAS = 2
 
 
 @functools.lru_cache(maxsize=1)
-def _malloc_trim():
+def _libc():
     name = ctypes.util.find_library("c")
     try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
+        lib = ctypes.CDLL(name) if name else None
+        return lib if lib is not None and hasattr(lib, "malloc_trim") and hasattr(lib, "mallopt") else None
+    except OSError:
         return None
+
+
+@functools.lru_cache(maxsize=1)
+def limit_arenas() -> bool:
+    """At most :data:`ARENAS` malloc arenas for the rest of the process; True when it was set here.
+
+    The user's own ``MALLOC_ARENA_MAX`` wins (glibc has read it already). Threads share two arenas, so
+    memory freed by one worker is reused by the next instead of sitting in a third arena.
+    """
+    libc = _libc()
+    if libc is None or os.environ.get("MALLOC_ARENA_MAX"):
+        return False
+    return bool(libc.mallopt(M_ARENA_MAX, ARENAS))
 
 
 def release_free_heap() -> bool:
     """Return freed heap pages to the OS where the C library can (glibc); True when it was asked."""
-    trim = _malloc_trim()
-    if trim is None:
+    libc = _libc()
+    if libc is None:
         return False
-    trim(0)
+    libc.malloc_trim(0)
     return True

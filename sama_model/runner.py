@@ -23,9 +23,10 @@ from mvx_tasks.answer_notes import AnswerNote
 from .agent import AgentResult, SamaAgent
 from .atomic import check_writable
 from .budget import BUDGET_PREFIX, stored_totals
-from .heap import release_free_heap
+from .heap import limit_arenas, release_free_heap
 from .question import AgentQuestion
 from .resume import ResumeKey
+from .tools.toolkit import warm_up
 from .trace import resumable_output, stored_answer_source, trace_filename
 
 log = logging.getLogger(__name__)
@@ -166,6 +167,9 @@ def answer_questions(agent: SamaAgent, questions: Sequence[AgentQuestion], trace
                                             "arguments, or free space / fix permissions there")
     outputs: list[Answered | None] = [None] * len(questions)
     todo = _plan(agent, questions, tdir, stats, outputs)
+    if todo:  # models load now, not at the first question that happens to need one
+        limit_arenas()  # once per process: workers share two malloc arenas (sama_model/heap.py)
+        warm_up(agent.config.active_backends(), [q for _, q, _, _ in todo])
 
     bar = None
     if progress:

@@ -255,6 +255,12 @@ class Tool:
     def cacheable(self, args: dict[str, Any]) -> bool:
         return True
 
+    @classmethod
+    def wanted_by(cls, question: Any) -> bool:
+        """Whether ``question`` (an :class:`~sama_model.question.AgentQuestion`) can call this tool at all;
+        a run warms up only the backends some question wants (:func:`sama_model.tools.toolkit.warm_up`)."""
+        return True
+
     # -- helpers -----------------------------------------------------------------------------
     @staticmethod
     def window(start: float | None, end: float | None) -> tuple[float | None, float | None]:

@@ -34,6 +34,11 @@ class SubtitleRetrieverTool(Tool):
         "paper": BackendSpec("sentence_transformers", {"model": "BAAI/bge-m3"}),
     }
 
+    @classmethod
+    def wanted_by(cls, question: Any) -> bool:
+        """Only a question with a subtitle file can search one."""
+        return any(v.subtitle for v in question.videos)
+
     def forward(self, video: str, mode: Literal["retrieve", "extract"] = "retrieve", query: str = "",
                 start: float | None = None, end: float | None = None, top_k: int = 3) -> dict[str, Any]:
         """Search a video's subtitles (spoken words, on-screen text) for segments relevant to a query, or extract

