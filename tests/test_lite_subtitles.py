@@ -64,3 +64,16 @@ def test_registered_and_follows_contract():
     assert isinstance(backend, SubtitleBackend)
     hits = backend.retrieve(SEGS, "a puppy runs after a toy in the yard", top_k=4)["hits"]
     assert [h["text"] for h in hits] == [SEGS[1].text]  # the others score below min_score
+
+
+def test_warm_up_loads_the_model_and_runs_it_once_per_process(monkeypatch):
+    from sama_model.backends.lite import subtitle_retriever as lite_subs
+
+    model = lite_subs.load_model()
+    calls = []
+    real = model.encode
+    monkeypatch.setattr(model, "encode", lambda texts, **k: (calls.append(list(texts)), real(texts, **k))[1])
+    monkeypatch.setattr(lite_subs, "_WARM", False)
+    lite_subs.MiniLMSubtitleRetriever().warm_up()
+    lite_subs.MiniLMSubtitleRetriever().warm_up()  # another instance: the model is shared, so is its warm-up
+    assert calls == [["warm up"]]

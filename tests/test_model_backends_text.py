@@ -62,3 +62,27 @@ def test_missing_model_fails_fast(monkeypatch):
         r.retrieve(SEGMENTS, "goal")
     assert time.time() - t0 < 10
     assert "BAAI/bge-m3-not-cached" in str(err.value) and "subtitle_retriever/sentence_transformers" in str(err.value)
+
+
+def test_warm_up_loads_and_runs_the_model_once(monkeypatch):
+    fresh = SentenceTransformerSubtitleRetriever(model=str(gt.get_model_path()), device="cpu")
+    model = fresh.model
+    calls = []
+    real = model.encode
+    monkeypatch.setattr(model, "encode", lambda texts, **k: (calls.append(list(texts)), real(texts, **k))[1])
+    fresh.warm_up()
+    fresh.warm_up()
+    assert calls == [["warm up"]]
+
+
+def test_a_missing_model_is_reported_at_warm_up_naming_the_weights(monkeypatch):
+    from sama_model.question import AgentQuestion, VideoRef
+    from sama_model.tools.base import BackendSpec
+    from sama_model.tools.toolkit import warm_up
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    q = AgentQuestion("q", "What is said?", {"A": "x"}, (VideoRef("Video A", "a.mp4", "a.srt"),))
+    spec = BackendSpec("sentence_transformers", {"model": "BAAI/bge-m3-not-cached"})
+    failed = warm_up({"subtitle_retriever": spec}, [q])
+    assert failed["subtitle_retriever"].startswith("MissingWeightsError")
+    assert "BAAI/bge-m3-not-cached" in failed["subtitle_retriever"]

@@ -19,6 +19,7 @@ from mvx_tasks.subtitles import SubtitleSegment
 from .shared.sampling import Window
 
 _MODEL: Any = None
+_WARM = False
 _MODEL_LOCK = threading.Lock()
 _ENCODE_LOCK = threading.Lock()
 
@@ -48,10 +49,13 @@ class MiniLMSubtitleRetriever:
     def warm_up(self) -> None:
         """Load the sentence model and run it once, before a run's first question
         (:func:`sama_model.tools.toolkit.warm_up`): the first inference sets up torch's kernels and buffers."""
+        global _WARM
         model = load_model()
         with _ENCODE_LOCK:
-            model.encode(["warm up"], batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                         show_progress_bar=False)
+            if not _WARM:  # once per process (VLMEvalKit's adapter runs one question at a time)
+                model.encode(["warm up"], batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                             show_progress_bar=False)
+                _WARM = True
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         with self._lock:

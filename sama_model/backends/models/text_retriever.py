@@ -44,6 +44,7 @@ class SentenceTransformerSubtitleRetriever:
         self.batch_size = int(batch_size)
         self.local_files_only = local_files_only
         self.query_prompt = query_prompt  # e.g. an instruction prefix for E5/BGE-en style models
+        self._warm = False
 
     def _load(self) -> Any:
         st = import_or_explain("sentence_transformers", BACKEND, "sentence-transformers")
@@ -60,7 +61,9 @@ class SentenceTransformerSubtitleRetriever:
     def warm_up(self) -> None:
         """Load the model and run it once, before a run's first question (:func:`sama_model.tools.toolkit.warm_up`):
         the first inference sets up its kernels and buffers."""
-        self._encode(["warm up"])
+        if not self._warm:  # once (VLMEvalKit's adapter runs one question at a time)
+            self._encode(["warm up"])
+            self._warm = True
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         emb = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
