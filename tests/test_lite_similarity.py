@@ -551,6 +551,32 @@ class _Videos:
         return f"{self.tag}-{label}"
 
 
+def test_the_tool_keeps_only_the_most_recent_embeddings(monkeypatch):
+    """The tool's embedding cache is bounded (MVX_EMBED_CACHE_SIZE): a long run does not keep every video's."""
+    from sama_model.backends.models._runtime import SharedModels
+    from sama_model.tools import visual_similarity as tool_module
+
+    monkeypatch.setattr(tool_module, "_EMBEDDINGS", SharedModels(maxsize=2))
+    embedded = []
+
+    class Counting(LiteVisualSimilarity):
+        def embed(self, clip, window=(None, None), aspect="content"):
+            embedded.append(clip)
+            return super().embed(clip, window, aspect)
+
+    clips = {k: _figure_clip((RED, BLUE), bg_seed=i) for i, k in enumerate("ABC", start=1)}
+    tool = tool_module.VisualSimilarityTool(backend=Counting(), backend_name="lite-test-bound",
+                                            videos=_Videos(clips, "test-bound"))
+    first = tool.embeddings("A", (None, None), "content")
+    for label in "BC":
+        tool.embeddings(label, (None, None), "content")
+    assert len(embedded) == 3 and len(tool_module._EMBEDDINGS._items) == 2
+    again = tool.embeddings("A", (None, None), "content")  # evicted by C: embedded again, the same
+    assert len(embedded) == 4 and np.array_equal(first, again)
+    tool.embeddings("C", (None, None), "content")  # still kept
+    assert len(embedded) == 4
+
+
 def test_a_still_clip_is_read_the_moving_way_only_beside_a_clearly_moving_camera(monkeypatch):
     """The tool reads a still camera's clip a second time (the moving camera's way) only when its partner's
     camera clearly moves and a clip has no stack view, and then cuts the moving clip's frames (deferred until then),

@@ -1,7 +1,7 @@
 """visual_similarity: how alike two labelled videos look (CLIP embeddings in the paper).
 
 Each video's frame embeddings are computed once per process per backend (and window and
-aspect) and reused for every comparison: comparing a reference with four candidates embeds
+aspect; the most recent ``MVX_EMBED_CACHE_SIZE`` are kept) and reused for every comparison: comparing a reference with four candidates embeds
 five videos, not eight. A backend whose reading of one video depends on its partner (the lite
 identity descriptor reads a still camera's clip again when its partner's camera clearly moves)
 says so with ``pair_aspects``; the side it names is embedded again, under another cached aspect, and the
@@ -10,24 +10,25 @@ backend asked again (:func:`~sama_model.backends.similarity_scoring.reread_pair`
 from __future__ import annotations
 
 import json
-import threading
+import os
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from mvx_tasks.video_decoder import VideoClip
 
+from ..backends.models._runtime import SharedModels
 from ..backends.similarity_scoring import default_compare, reread_pair
 from .base import BackendSpec, Tool, Window, check_shift, fmt_shift, fmt_window
 
-_EMBEDDINGS: dict[tuple, np.ndarray] = {}
-_EMB_LOCK = threading.Lock()
-_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+#: embeddings per (backend, options, video content, window, aspect), least recently used out past
+#: ``MVX_EMBED_CACHE_SIZE`` entries (default 512). Why bounded: a paper-scale run embeds thousands of videos,
+#: and an unbounded dict grew the process by about 0.15 MiB per question (results/scale.md).
+_EMBEDDINGS = SharedModels(maxsize=int(os.environ.get("MVX_EMBED_CACHE_SIZE", "512")))
 
 
 def clear_embedding_cache() -> None:
-    with _EMB_LOCK:
-        _EMBEDDINGS.clear()
+    _EMBEDDINGS.clear()
 
 
 @runtime_checkable
@@ -65,18 +66,8 @@ class VisualSimilarityTool(Tool):
     def embeddings(self, label: str, window: tuple[float | None, float | None], aspect: str) -> np.ndarray:
         key = (self.backend_name, json.dumps(self.backend_options, sort_keys=True, default=repr),
                self.videos.content_hash(label), window, aspect)
-        with _EMB_LOCK:
-            if key in _EMBEDDINGS:
-                return _EMBEDDINGS[key]
-            lock = _KEY_LOCKS.setdefault(key, threading.Lock())
-        with lock:
-            with _EMB_LOCK:
-                if key in _EMBEDDINGS:
-                    return _EMBEDDINGS[key]
-            emb = np.asarray(self.call_backend("embed", self.videos.clip(label), window, aspect))
-            with _EMB_LOCK:
-                _EMBEDDINGS[key] = emb
-            return emb
+        return _EMBEDDINGS.get(key, lambda: np.asarray(self.call_backend("embed", self.videos.clip(label), window,
+                                                                         aspect)))
 
     def forward(self, video_a: str, video_b: str, aspect: Literal["content", "style", "identity", "motion"] = "content",
                 start: float | None = None, end: float | None = None, shift_frames: int = 0) -> dict[str, Any]:
