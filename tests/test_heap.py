@@ -61,3 +61,28 @@ def test_arenas_are_limited_to_two_unless_the_user_set_malloc_arena_max(monkeypa
 def test_the_real_c_library_is_found_here():
     """This machine runs glibc: both calls are real (a change that loses them would fail here)."""
     assert heap._libc() is not None and heap.release_free_heap() is True
+
+
+def test_each_question_is_taken_in_as_it_finishes_not_after_the_whole_run(tmp_path, monkeypatch):
+    """The runner handles a finished question (progress, heap trim, its result dropped) while later ones still run:
+    question 2 starts only once question 0 has been handled. Waiting for the whole run first kept every finished
+    question's trace in memory until the end (found at paper scale)."""
+    import threading
+
+    D.reset({"ref": {"sg": 2}, "a": {"sg": 1}, "b": {"sg": 2}})
+    stems = {"Reference": "ref", "Video A": "a", "Video B": "b"}
+    qs = [D.make_question(tmp_path, f"q{i}", "CNT", Q, {"A": "Video A", "B": "Video B"}, stems) for i in range(3)]
+    handled = threading.Event()
+    monkeypatch.setattr(runner, "release_free_heap", lambda: handled.set() or True)
+    agent = SamaAgent(build_config(**D.DOUBLE_ARGS, cache_dir="none"))
+    seen = {}
+    real = agent.answer
+
+    def answer(question, trace_path=None, resume_key=None):
+        if question.id == "q2":
+            seen["q0 handled before q2 started"] = handled.wait(timeout=5)
+        return real(question, trace_path, resume_key=resume_key)
+
+    monkeypatch.setattr(agent, "answer", answer)
+    assert runner.run_questions(agent, qs, tmp_path / "t", workers=1, progress=False) == ["Answer: B"] * 3
+    assert seen == {"q0 handled before q2 started": True}
